@@ -1,0 +1,166 @@
+/* arena-consume -- the CPU consumer: check every value of every item the
+   handle rows name, release it, print receipts. */
+#include "system.h"
+#include "clock.h"
+#include "close-stdout.h"
+#include "consumer.h"
+#include "die.h"
+#include "options.h"
+
+#include <inttypes.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+enum
+{
+  OPT_NO_VERIFY = OPTION_FIRST_PRIVATE, OPT_WARMUP_EPOCHS, OPT_REPORT, OPT_SAVE_DIR,
+};
+
+static const struct option long_options[] = {
+  { "no-verify", no_argument, NULL, OPT_NO_VERIFY },
+  { "warmup-epochs", required_argument, NULL, OPT_WARMUP_EPOCHS },
+  { "report", required_argument, NULL, OPT_REPORT },
+  { "save-dir", required_argument, NULL, OPT_SAVE_DIR },
+  OPTIONS_COMMON_LONG,
+  { NULL, 0, NULL, 0 },
+};
+
+static _Noreturn void
+usage (void)
+{
+  printf ("Usage: %s [OPTION]... < HANDLE-ROWS\n", program_name);
+  fputs ("\
+Read arena-produce's handle rows on stdin, check every value of every item\n\
+against its pattern, release it, and print CSV receipts.\n\
+\n\
+  --no-verify           release items without checking their values\n\
+  --warmup-epochs N     leave items of the first N epochs out of the receipts\n\
+                        and the measured window (default 0)\n\
+  --report items|run    a receipt per item (default), or one row per run\n\
+  --save-dir DIR        write each leaf as DIR/seq<SEQUENCE>_leaf<L>.npy\n\
+      --help            display this help and exit\n\
+      --version         output version information and exit\n\
+\n\
+Exit status: 0 success, 1 a value did not match, 64 bad option,\n\
+65 malformed row or foreign, stale or out-of-bounds handle, 66 empty input or\n\
+missing arena, 74 write error, 75 truncated stream.\n\
+See arena-consume(1) and arenabench(7).\n", stdout);
+  exit (EXIT_OK);
+}
+
+struct cpu_sink
+{
+  bool verify;
+  const char *save_dir;
+  bool lock_warned;
+};
+
+/* Page-lock with mlock(2): the CPU analogue of cudaHostRegister.  */
+static bool
+cpu_pin (void *context, struct arena *arena, uint64_t *pin_ns)
+{
+  struct cpu_sink *sink = context;
+  uint64_t start = clock_now_ns ();
+  if (mlock (arena->base, arena->map_bytes) != 0)
+    {
+      if (!sink->lock_warned)
+        warn (errno, "arena '%s': cannot page-lock %" PRIu64 " bytes; reading it pageable",
+              arena->name, arena->map_bytes);
+      sink->lock_warned = true;
+      *pin_ns = 0;
+      return false;
+    }
+  *pin_ns = clock_now_ns () - start;
+  return true;
+}
+
+static void
+cpu_unpin (void *context, struct arena *arena)
+{
+  munlock (arena->base, arena->map_bytes);
+}
+
+static void
+save_leaves (const struct cpu_sink *sink, const struct consumer_item *item)
+{
+  for (unsigned l = 0; l < item->row.layout.nleaves; l++)
+    {
+      char path[4096];
+      snprintf (path, sizeof path, "%s/seq%" PRIu64 "_leaf%u.npy", sink->save_dir,
+                item->row.sequence, l);
+      int err = payload_save_npy (&item->row.layout, item->data, l, path);
+      if (err)
+        die (EXIT_IOERR, err, "%s", path);
+    }
+}
+
+static void
+cpu_process (void *context, struct consumer *consumer, const struct consumer_item *item)
+{
+  struct cpu_sink *sink = context;
+  struct consumer_result result = { 0 };
+  if (sink->verify)
+    {
+      uint64_t start = clock_now_ns ();
+      payload_verify (&item->row.layout, item->row.sequence, item->data, &result.check);
+      result.verify_ns = clock_now_ns () - start;
+    }
+  if (sink->save_dir)
+    save_leaves (sink, item);
+  consumer_release (consumer, item);
+  consumer_complete (consumer, item, &result);
+}
+
+int
+main (int argc, char **argv)
+{
+  die_set_program_name (argv[0]);
+  atexit (close_stdout);
+  struct consumer_options options = { .verify = true, .report = REPORT_ITEMS };
+  struct cpu_sink cpu = { .verify = true };
+  int c;
+  while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
+    switch (c)
+      {
+      case OPT_NO_VERIFY:
+        options.verify = cpu.verify = false;
+        break;
+      case OPT_WARMUP_EPOCHS:
+        options.warmup_epochs = options_uint ("--warmup-epochs", optarg, 0, 1000000);
+        break;
+      case OPT_REPORT:
+        options.report = options_choice ("--report", optarg, report_mode_names);
+        break;
+      case OPT_SAVE_DIR:
+        cpu.save_dir = optarg;
+        break;
+      case OPTION_HELP:
+        usage ();
+      case OPTION_VERSION:
+        options_version ();
+      default:
+        options_try_help ();
+      }
+  if (optind < argc)
+    {
+      warn (0, "unexpected argument '%s'", argv[optind]);
+      options_try_help ();
+    }
+  if (cpu.save_dir)
+    {
+      struct stat st;
+      if (stat (cpu.save_dir, &st) != 0)
+        die (EXIT_USAGE, errno, "--save-dir: '%s'", cpu.save_dir);
+      if (!S_ISDIR (st.st_mode))
+        die (EXIT_USAGE, 0, "--save-dir: '%s' is not a directory", cpu.save_dir);
+    }
+
+  const struct consumer_sink sink = {
+    .context = &cpu,
+    .pin_column = "mlock_ms",
+    .pin = cpu_pin,
+    .unpin = cpu_unpin,
+    .process = cpu_process,
+  };
+  return consumer_run (&options, &sink);
+}

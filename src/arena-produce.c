@@ -1,0 +1,347 @@
+/* arena-produce -- producer processes write deterministic payloads into
+   shared-memory arenas and print one handle row per item. */
+#include "system.h"
+#include "arena.h"
+#include "clock.h"
+#include "close-stdout.h"
+#include "csv-writer.h"
+#include "die.h"
+#include "handle-row.h"
+#include "options.h"
+#include "payload.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A worker that finds its reader gone exits like a process killed by
+   SIGPIPE would, and the parent then re-raises SIGPIPE.  */
+#define EXIT_READER_GONE (128 + SIGPIPE)
+
+enum
+{
+  OPT_BACKEND = OPTION_FIRST_PRIVATE, OPT_SIZE, OPT_ITEMS, OPT_EPOCHS, OPT_WORKERS,
+  OPT_SLOTS, OPT_DTYPE, OPT_KIND, OPT_PIN, OPT_TIMEOUT,
+};
+
+static const struct option long_options[] = {
+  { "backend", required_argument, NULL, OPT_BACKEND },
+  { "size", required_argument, NULL, OPT_SIZE },
+  { "items", required_argument, NULL, OPT_ITEMS },
+  { "epochs", required_argument, NULL, OPT_EPOCHS },
+  { "workers", required_argument, NULL, OPT_WORKERS },
+  { "slots", required_argument, NULL, OPT_SLOTS },
+  { "dtype", required_argument, NULL, OPT_DTYPE },
+  { "kind", required_argument, NULL, OPT_KIND },
+  { "pin", no_argument, NULL, OPT_PIN },
+  { "timeout", required_argument, NULL, OPT_TIMEOUT },
+  OPTIONS_COMMON_LONG,
+  { NULL, 0, NULL, 0 },
+};
+
+static _Noreturn void
+usage (void)
+{
+  printf ("Usage: %s [OPTION]...\n", program_name);
+  fputs ("\
+Start producer processes that write deterministic payloads into POSIX\n\
+shared-memory arenas and print one CSV handle row per item on stdout.\n\
+\n\
+  --backend pool|ring   arena kind: fixed slots, or a FIFO byte ring (default pool)\n\
+  --size SIZE           bytes per item, e.g. 4096, 64K, 8MiB (default 8MiB)\n\
+  --items N             items per worker per epoch (default 64)\n\
+  --epochs E            epochs (default 1); a consumer can skip warm-up epochs\n\
+  --workers W           producer processes, one arena each (default 1)\n\
+  --slots S             items an arena holds at once (default 4)\n\
+  --dtype fp32|fp16|uint8  element type (default fp32)\n\
+  --kind tensor|nested  one leaf, or three leaves (default tensor)\n\
+  --pin                 mark arenas for page-locking by the consumer\n\
+  --timeout SECONDS     longest wait for the consumer to free space (default 60)\n\
+      --help            display this help and exit\n\
+      --version         output version information and exit\n\
+\n\
+SIZE takes K, M, G (powers of 1024, also KiB, MiB, GiB) or KB, MB, GB.\n\
+Exit status: 0 success, 64 bad option, 71 arena creation failed,\n\
+74 write error, 75 the consumer stalled or went away.\n\
+See arena-produce(1) and arenabench(7).\n", stdout);
+  exit (EXIT_OK);
+}
+
+struct produce_config
+{
+  struct run_config run;
+  uint32_t epochs;
+  uint64_t timeout_ns;
+  double timeout_s;
+};
+
+/* Arenas and worker pids, for the signal handlers and die().  */
+static struct arena *arenas;
+static pid_t *worker_pids;
+static uint32_t worker_count;
+static int my_worker = -1;          /* in a worker: its index */
+
+static void
+unlink_all (void)
+{
+  for (uint32_t w = 0; w < worker_count; w++)
+    if (my_worker < 0 || (uint32_t) my_worker == w)
+      unlink (arenas[w].path);     /* async-signal-safe; shm_unlink is not listed */
+}
+
+static void
+on_fatal_signal (int sig)
+{
+  int saved = errno;
+  if (my_worker < 0)
+    for (uint32_t w = 0; w < worker_count; w++)
+      if (worker_pids[w] > 0)
+        kill (worker_pids[w], sig);
+  unlink_all ();
+  signal (sig, SIG_DFL);
+  raise (sig);
+  errno = saved;
+}
+
+static void
+install_signal_handlers (void)
+{
+  static const int fatal[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+  struct sigaction sa = { .sa_handler = on_fatal_signal };
+  sigemptyset (&sa.sa_mask);
+  for (size_t i = 0; i < ARRAY_SIZE (fatal); i++)
+    sigaction (fatal[i], &sa, NULL);
+  /* Writes to a closed pipe return EPIPE, so we can clean up first.  */
+  signal (SIGPIPE, SIG_IGN);
+}
+
+static _Noreturn void
+worker_failed (uint32_t worker, enum arena_status status, const struct produce_config *cfg,
+               const char *when)
+{
+  const char *name = arenas[worker].name;
+  switch (status)
+    {
+    case ARENA_TIMEOUT:
+      die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": %s: no space freed in arena '%s' for %g s: "
+           "the consumer stalled or is not reading", worker, when, name, cfg->timeout_s);
+    case ARENA_PEER_GONE:
+      die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": %s: the consumer went away (arena '%s')",
+           worker, when, name);
+    default:
+      die (EXIT_SOFTWARE, errno, "worker %" PRIu32 ": %s: arena '%s'", worker, when, name);
+    }
+}
+
+static void
+run_worker (uint32_t worker, const struct produce_config *cfg)
+{
+  struct arena *arena = &arenas[worker];
+  struct handle_row row = { .worker = worker, .config = cfg->run };
+  snprintf (row.arena, sizeof row.arena, "%s", arena->name);
+  payload_layout_init (&row.layout, cfg->run.size_bytes, cfg->run.dtype, cfg->run.kind);
+  struct csv_line line = { 0 };
+
+  for (uint32_t epoch = 0; epoch < cfg->epochs; epoch++)
+    for (uint64_t index = 0; index < cfg->run.items; index++)
+      {
+        row.epoch = epoch;
+        row.sequence = ((uint64_t) epoch * cfg->run.workers + worker) * cfg->run.items + index;
+        enum arena_status st = arena_reserve (arena, row.layout.bytes, cfg->timeout_ns,
+                                              STDOUT_FILENO, &row.handle);
+        if (st != ARENA_OK)
+          worker_failed (worker, st, cfg, "waiting for space");
+        uint64_t start = clock_now_ns ();
+        payload_fill (&row.layout, row.sequence, arena->base + row.handle.offset);
+        row.gen_ns = clock_now_ns () - start;
+        arena_publish (arena, &row.handle);
+        handle_row_format (&line, &row);
+        int err = csv_line_write (&line, STDOUT_FILENO);
+        if (err == EPIPE)
+          {
+            unlink_all ();
+            _exit (EXIT_READER_GONE);
+          }
+        if (err)
+          die (EXIT_IOERR, err, "write error");
+      }
+  csv_line_free (&line);
+
+  enum arena_status st = arena_finish (arena, cfg->timeout_ns, STDOUT_FILENO);
+  if (st != ARENA_OK)
+    worker_failed (worker, st, cfg, "waiting for the consumer to release every item");
+  arena_detach (arena, false);
+}
+
+static void
+start_workers (const struct produce_config *cfg)
+{
+  pid_t parent = getpid ();
+  for (uint32_t w = 0; w < worker_count; w++)
+    {
+      pid_t pid = fork ();
+      if (pid < 0)
+        die (EXIT_OSERR, errno, "cannot start worker %" PRIu32, w);
+      if (pid == 0)
+        {
+          my_worker = (int) w;
+          /* Die with the parent, so a killed producer leaves no worker
+             (and, through the handler, no arena) behind.  */
+          prctl (PR_SET_PDEATHSIG, SIGTERM);
+          if (getppid () != parent)
+            {
+              unlink_all ();
+              _exit (EXIT_TEMPFAIL);
+            }
+          run_worker (w, cfg);
+          exit (EXIT_OK);
+        }
+      worker_pids[w] = pid;
+    }
+}
+
+/* Wait for every worker; the first failure stops the others.  */
+static int
+wait_workers (void)
+{
+  int result = EXIT_OK;
+  for (uint32_t left = worker_count; left > 0;)
+    {
+      int wstatus;
+      pid_t pid = waitpid (-1, &wstatus, 0);
+      if (pid < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          die (EXIT_OSERR, errno, "waitpid");
+        }
+      for (uint32_t w = 0; w < worker_count; w++)
+        if (worker_pids[w] == pid)
+          worker_pids[w] = 0;
+      left--;
+      int code = WIFEXITED (wstatus) ? WEXITSTATUS (wstatus) : 128 + WTERMSIG (wstatus);
+      if (code != EXIT_OK && result == EXIT_OK)
+        {
+          result = code;
+          if (WIFSIGNALED (wstatus) && WTERMSIG (wstatus) != SIGPIPE)
+            warn (0, "a worker was killed by signal %d", WTERMSIG (wstatus));
+          for (uint32_t w = 0; w < worker_count; w++)
+            if (worker_pids[w] > 0)
+              kill (worker_pids[w], SIGTERM);
+        }
+    }
+  return result;
+}
+
+static void
+parse_options (int argc, char **argv, struct produce_config *cfg)
+{
+  *cfg = (struct produce_config) {
+    .run = { .backend = ARENA_POOL, .size_bytes = 8 << 20, .dtype = DTYPE_FP32,
+             .kind = KIND_TENSOR, .workers = 1, .slots = 4, .items = 64 },
+    .epochs = 1,
+    .timeout_s = 60,
+  };
+  int c;
+  while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
+    switch (c)
+      {
+      case OPT_BACKEND:
+        cfg->run.backend = options_choice ("--backend", optarg, arena_backend_names);
+        break;
+      case OPT_SIZE:
+        cfg->run.size_bytes = options_size ("--size", optarg, 1, 1ULL << 40);
+        break;
+      case OPT_ITEMS:
+        cfg->run.items = options_uint ("--items", optarg, 1, UINT32_MAX);
+        break;
+      case OPT_EPOCHS:
+        cfg->epochs = options_uint ("--epochs", optarg, 1, 1000000);
+        break;
+      case OPT_WORKERS:
+        cfg->run.workers = options_uint ("--workers", optarg, 1, 1024);
+        break;
+      case OPT_SLOTS:
+        cfg->run.slots = options_uint ("--slots", optarg, 1, ARENA_MAX_SLOTS);
+        break;
+      case OPT_DTYPE:
+        cfg->run.dtype = options_choice ("--dtype", optarg, payload_dtype_names);
+        break;
+      case OPT_KIND:
+        cfg->run.kind = options_choice ("--kind", optarg, payload_kind_names);
+        break;
+      case OPT_PIN:
+        cfg->run.pinned = true;
+        break;
+      case OPT_TIMEOUT:
+        cfg->timeout_s = options_double ("--timeout", optarg, 0.001, 1e6);
+        break;
+      case OPTION_HELP:
+        usage ();
+      case OPTION_VERSION:
+        options_version ();
+      default:
+        options_try_help ();
+      }
+  if (optind < argc)
+    {
+      warn (0, "unexpected argument '%s'", argv[optind]);
+      options_try_help ();
+    }
+  cfg->timeout_ns = (uint64_t) (cfg->timeout_s * 1e9);
+}
+
+int
+main (int argc, char **argv)
+{
+  die_set_program_name (argv[0]);
+  atexit (close_stdout);
+  struct produce_config cfg;
+  parse_options (argc, argv, &cfg);
+
+  worker_count = cfg.run.workers;
+  arenas = xcalloc (worker_count, sizeof *arenas);
+  worker_pids = xcalloc (worker_count, sizeof *worker_pids);
+  install_signal_handlers ();
+  die_set_cleanup (unlink_all);
+
+  struct payload_layout layout;
+  payload_layout_init (&layout, cfg.run.size_bytes, cfg.run.dtype, cfg.run.kind);
+  for (uint32_t w = 0; w < worker_count; w++)
+    {
+      int err = arena_create (&arenas[w], cfg.run.backend, layout.bytes, cfg.run.slots,
+                              cfg.run.pinned);
+      if (err)
+        {
+          uint64_t hb, cap, sb;
+          die (EXIT_OSERR, err, "cannot create a %s arena of %" PRIu64 " bytes in /dev/shm",
+               arena_backend_names[cfg.run.backend],
+               arena_size (cfg.run.backend, layout.bytes, cfg.run.slots, &hb, &cap, &sb));
+        }
+    }
+
+  struct csv_line line = { 0 };
+  handle_row_header (&line);
+  int err = csv_line_write (&line, STDOUT_FILENO);
+  csv_line_free (&line);
+  if (err == EPIPE)
+    {
+      unlink_all ();
+      signal (SIGPIPE, SIG_DFL);
+      raise (SIGPIPE);
+    }
+  if (err)
+    die (EXIT_IOERR, err, "write error");
+
+  start_workers (&cfg);
+  int result = wait_workers ();
+  unlink_all ();
+  if (result == EXIT_READER_GONE)
+    {
+      signal (SIGPIPE, SIG_DFL);
+      raise (SIGPIPE);
+    }
+  return result > 125 ? EXIT_TEMPFAIL : result;
+}

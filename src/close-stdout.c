@@ -1,0 +1,36 @@
+/* close-stdout.c -- after coreutils' closeout: a lost write is an error. */
+#include "system.h"
+#include "close-stdout.h"
+#include "die.h"
+
+#include <unistd.h>
+
+void
+flush_stdout (void)
+{
+  if (fflush (stdout) != 0)
+    die (EXIT_IOERR, errno, "write error");
+}
+
+void
+close_stdout (void)
+{
+  bool failed = ferror (stdout) != 0;
+  int saved = errno;
+  if (fclose (stdout) != 0)
+    {
+      failed = true;
+      saved = errno;
+    }
+  if (failed)
+    {
+      /* EPIPE here means the reader left; exiting quietly is what a
+         pipeline stage does then.  Anything else lost output.  */
+      if (saved == EPIPE)
+        _exit (EXIT_IOERR);
+      warn (saved, "write error");
+      _exit (EXIT_IOERR);
+    }
+  if (fclose (stderr) != 0)
+    _exit (EXIT_IOERR);
+}

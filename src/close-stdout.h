@@ -1,0 +1,13 @@
+/* close-stdout.h -- make write errors on stdout fail loudly at exit. */
+#ifndef ARENABENCH_CLOSE_STDOUT_H
+#define ARENABENCH_CLOSE_STDOUT_H
+
+/* Register with atexit() first thing in main: flushes and closes stdout
+   and dies with EXIT_IOERR ("write error") if anything was lost.  */
+void close_stdout (void);
+
+/* Flush stdout now; die with EXIT_IOERR on failure.  Commands that stream
+   rows call it after each row a downstream process may wait for.  */
+void flush_stdout (void);
+
+#endif

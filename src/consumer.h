@@ -1,0 +1,85 @@
+/* consumer.h -- what arena-consume and h2d-check share: reading handle
+   rows, attaching and checking arenas, the measured window, receipts and
+   the end-of-stream checks.  A command supplies a sink that does the work
+   on each item (check it on the CPU, or copy it to the GPU).  */
+#ifndef ARENABENCH_CONSUMER_H
+#define ARENABENCH_CONSUMER_H
+
+#include "arena.h"
+#include "csv-writer.h"
+#include "handle-row.h"
+#include "payload.h"
+
+enum report_mode { REPORT_ITEMS, REPORT_RUN };
+extern const char *const report_mode_names[];
+
+struct consumer;
+
+/* One item handed to the sink.  The sink may copy it; DATA stays valid
+   until consumer_release.  */
+struct consumer_item
+{
+  struct handle_row row;
+  struct arena *arena;
+  const unsigned char *data;
+  size_t line;              /* input line of its handle row */
+  uint64_t wait_ns;         /* time the consumer waited for this row */
+  uint64_t arrive_ns;       /* when the row was read */
+  bool measured;            /* not part of a warm-up epoch */
+  bool source_pinned;       /* its arena is page-locked right now */
+  unsigned slot;            /* consumer's index of its arena */
+};
+
+/* How one item turned out, given back through consumer_complete.  */
+struct consumer_result
+{
+  struct payload_check check;   /* zero when not verified */
+  uint64_t verify_ns;
+  const void *extra;            /* sink-specific, for its receipt columns */
+};
+
+struct consumer_sink
+{
+  void *context;
+  /* Extra receipt columns after the common ones, NULL-terminated.  */
+  const char *const *item_columns;
+  const char *const *run_columns;
+  /* Name of the page-lock time column in run reports ("mlock_ms").  */
+  const char *pin_column;
+  /* First sight of an arena marked for pinning: page-lock its mapping.
+     Returns true if it is locked now; *PIN_NS gets the time it took.  */
+  bool (*pin) (void *context, struct arena *arena, uint64_t *pin_ns);
+  /* Undo pin before the arena is unmapped.  */
+  void (*unpin) (void *context, struct arena *arena);
+  /* Take ITEM.  Per arena, items must be released in the order given.  */
+  void (*process) (void *context, struct consumer *consumer, const struct consumer_item *item);
+  /* End of input: release and complete everything still in flight.  */
+  void (*flush) (void *context, struct consumer *consumer);
+  void (*item_extra) (void *context, const struct consumer_item *item,
+                      const struct consumer_result *result, struct csv_line *line);
+  void (*run_extra) (void *context, struct csv_line *line);
+};
+
+struct consumer_options
+{
+  bool verify;
+  unsigned warmup_epochs;
+  enum report_mode report;
+};
+
+/* Read handle rows from stdin to the end and feed them to SINK; writes
+   receipts to stdout.  Returns the exit status (EXIT_OK, or EXIT_MISMATCH
+   when any value differed); dies on bad input with the line and why.  */
+int consumer_run (const struct consumer_options *options, const struct consumer_sink *sink);
+
+/* The sink is done reading ITEM's bytes: give the space back.  */
+void consumer_release (struct consumer *consumer, const struct consumer_item *item);
+
+/* The sink has finished ITEM: record it and print its receipt.  */
+void consumer_complete (struct consumer *consumer, const struct consumer_item *item,
+                        const struct consumer_result *result);
+
+/* Die with the row's line: "PROGRAM: line N: WHY".  For sinks.  */
+_Noreturn void consumer_fail (const struct consumer_item *item, int status, const char *why);
+
+#endif

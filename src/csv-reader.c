@@ -1,0 +1,151 @@
+/* csv-reader.c -- libcsv push parser feeding one callback per record. */
+#include "system.h"
+#include "csv-reader.h"
+#include "die.h"
+
+#include <csv.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+struct csv_reader
+{
+  struct csv_parser parser;
+  csv_record_fn fn;
+  void *context;
+  const char *source;
+  size_t line;              /* records seen in the current source */
+  size_t total;             /* records delivered over all sources */
+
+  /* The record being assembled: field bytes back to back in TEXT.  */
+  char *text;
+  size_t text_used, text_size;
+  size_t *starts, *lengths;
+  char **fields;
+  size_t nfields, fields_size;
+};
+
+static void
+on_field (void *data, size_t len, void *context)
+{
+  struct csv_reader *r = context;
+  if (r->nfields == r->fields_size)
+    {
+      r->fields_size = r->fields_size ? 2 * r->fields_size : 16;
+      r->starts = xreallocarray (r->starts, r->fields_size, sizeof *r->starts);
+      r->lengths = xreallocarray (r->lengths, r->fields_size, sizeof *r->lengths);
+      r->fields = xreallocarray (r->fields, r->fields_size, sizeof *r->fields);
+    }
+  if (r->text_used + len + 1 > r->text_size)
+    {
+      while (r->text_used + len + 1 > r->text_size)
+        r->text_size = r->text_size ? 2 * r->text_size : 256;
+      r->text = xrealloc (r->text, r->text_size);
+    }
+  if (len)
+    memcpy (r->text + r->text_used, data, len);
+  r->text[r->text_used + len] = '\0';
+  r->starts[r->nfields] = r->text_used;
+  r->lengths[r->nfields] = len;
+  r->nfields++;
+  r->text_used += len + 1;
+}
+
+static void
+on_record (int terminator, void *context)
+{
+  struct csv_reader *r = context;
+  r->line++;
+  for (size_t i = 0; i < r->nfields; i++)
+    r->fields[i] = r->text + r->starts[i];
+  struct csv_record record = {
+    .source = r->source,
+    .line = r->line,
+    .nfields = r->nfields,
+    .fields = r->fields,
+    .lengths = r->lengths,
+  };
+  r->nfields = 0;
+  r->text_used = 0;
+  r->total++;
+  r->fn (&record, r->context);
+}
+
+struct csv_reader *
+csv_reader_new (csv_record_fn fn, void *context)
+{
+  struct csv_reader *r = xcalloc (1, sizeof *r);
+  if (csv_init (&r->parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+    die (EXIT_OSERR, 0, "cannot initialise the CSV parser");
+  r->fn = fn;
+  r->context = context;
+  return r;
+}
+
+void
+csv_reader_free (struct csv_reader *r)
+{
+  if (!r)
+    return;
+  csv_free (&r->parser);
+  free (r->text);
+  free (r->starts);
+  free (r->lengths);
+  free (r->fields);
+  free (r);
+}
+
+static _Noreturn void
+parse_failed (struct csv_reader *r)
+{
+  int code = csv_error (&r->parser);
+  const char *why = code == CSV_EPARSE
+    ? "malformed CSV (unterminated or misplaced quote)"
+    : csv_strerror (code);
+  die (EXIT_DATAERR, 0, "%s: line %zu: %s", r->source, r->line + 1, why);
+}
+
+void
+csv_reader_read_fd (struct csv_reader *r, int fd, const char *source)
+{
+  char buffer[1 << 16];
+  r->source = source;
+  r->line = 0;
+  for (;;)
+    {
+      ssize_t got = read (fd, buffer, sizeof buffer);
+      if (got < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          die (EXIT_IOERR, errno, "%s: read error", source);
+        }
+      if (got == 0)
+        break;
+      if (csv_parse (&r->parser, buffer, (size_t) got, on_field, on_record, r)
+          != (size_t) got)
+        parse_failed (r);
+    }
+  if (csv_fini (&r->parser, on_field, on_record, r) != 0)
+    parse_failed (r);
+}
+
+void
+csv_reader_read_path (struct csv_reader *r, const char *path)
+{
+  if (STREQ (path, "-"))
+    {
+      csv_reader_read_fd (r, STDIN_FILENO, "stdin");
+      return;
+    }
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    die (EXIT_NOINPUT, errno, "%s", path);
+  csv_reader_read_fd (r, fd, path);
+  close (fd);
+}
+
+size_t
+csv_reader_records (const struct csv_reader *r)
+{
+  return r->total;
+}

@@ -1,0 +1,153 @@
+/* csv-writer.c -- building CSV lines. */
+#include "system.h"
+#include "csv-writer.h"
+#include "die.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <unistd.h>
+
+static void
+reserve (struct csv_line *line, size_t more)
+{
+  if (line->used + more + 2 > line->size)
+    {
+      while (line->used + more + 2 > line->size)
+        line->size = line->size ? 2 * line->size : 256;
+      line->text = xrealloc (line->text, line->size);
+    }
+}
+
+static void
+separator (struct csv_line *line)
+{
+  reserve (line, 1);
+  if (line->fields++)
+    line->text[line->used++] = ',';
+}
+
+static void
+append (struct csv_line *line, const char *text, size_t len)
+{
+  reserve (line, len);
+  memcpy (line->text + line->used, text, len);
+  line->used += len;
+}
+
+void
+csv_line_reset (struct csv_line *line)
+{
+  line->used = 0;
+  line->fields = 0;
+}
+
+void
+csv_line_free (struct csv_line *line)
+{
+  free (line->text);
+  *line = (struct csv_line) { 0 };
+}
+
+void
+csv_line_str (struct csv_line *line, const char *value)
+{
+  separator (line);
+  if (!value[strcspn (value, ",\"\r\n")] && value[0] != ' ')
+    {
+      append (line, value, strlen (value));
+      return;
+    }
+  append (line, "\"", 1);
+  for (const char *p = value; *p; p++)
+    {
+      if (*p == '"')
+        append (line, "\"", 1);
+      append (line, p, 1);
+    }
+  append (line, "\"", 1);
+}
+
+void
+csv_line_u64 (struct csv_line *line, uint64_t value)
+{
+  char text[24];
+  int n = snprintf (text, sizeof text, "%" PRIu64, value);
+  separator (line);
+  append (line, text, (size_t) n);
+}
+
+void
+csv_line_i64 (struct csv_line *line, int64_t value)
+{
+  char text[24];
+  int n = snprintf (text, sizeof text, "%" PRId64, value);
+  separator (line);
+  append (line, text, (size_t) n);
+}
+
+void
+csv_line_double (struct csv_line *line, double value)
+{
+  separator (line);
+  if (!isfinite (value))
+    return;
+  char text[40];
+  /* The fewest digits that read back exactly.  */
+  for (int digits = 6; digits <= 17; digits++)
+    {
+      snprintf (text, sizeof text, "%.*g", digits, value);
+      if (strtod (text, NULL) == value)
+        break;
+    }
+  append (line, text, strlen (text));
+}
+
+void
+csv_line_fixed (struct csv_line *line, double value, int decimals)
+{
+  separator (line);
+  if (!isfinite (value))
+    return;
+  char text[64];
+  int n = snprintf (text, sizeof text, "%.*f", decimals, value);
+  append (line, text, (size_t) n);
+}
+
+void
+csv_line_empty (struct csv_line *line)
+{
+  separator (line);
+}
+
+void
+csv_line_put (struct csv_line *line, FILE *stream)
+{
+  reserve (line, 1);
+  line->text[line->used++] = '\n';
+  if (fwrite (line->text, 1, line->used, stream) != line->used)
+    die (EXIT_IOERR, errno, "write error");
+  csv_line_reset (line);
+}
+
+int
+csv_line_write (struct csv_line *line, int fd)
+{
+  reserve (line, 1);
+  line->text[line->used++] = '\n';
+  size_t done = 0;
+  while (done < line->used)
+    {
+      ssize_t n = write (fd, line->text + done, line->used - done);
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          int saved = errno;
+          csv_line_reset (line);
+          return saved;
+        }
+      done += (size_t) n;
+    }
+  csv_line_reset (line);
+  return 0;
+}

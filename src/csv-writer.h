@@ -1,0 +1,35 @@
+/* csv-writer.h -- CSV output with RFC 4180 quoting where a field needs it. */
+#ifndef ARENABENCH_CSV_WRITER_H
+#define ARENABENCH_CSV_WRITER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* A line under construction; commands that share stdout between processes
+   build each row whole and write it with one write(2).  */
+struct csv_line
+{
+  char *text;
+  size_t used, size;
+  int fields;
+};
+
+void csv_line_reset (struct csv_line *line);
+void csv_line_free (struct csv_line *line);
+void csv_line_str (struct csv_line *line, const char *value);   /* quoted if needed */
+void csv_line_u64 (struct csv_line *line, uint64_t value);
+void csv_line_i64 (struct csv_line *line, int64_t value);
+/* Shortest text that reads back as the same double ("%.17g" trimmed);
+   NaN or infinity write an empty field.  */
+void csv_line_double (struct csv_line *line, double value);
+/* Fixed decimals, for human-facing numbers such as milliseconds.  */
+void csv_line_fixed (struct csv_line *line, double value, int decimals);
+void csv_line_empty (struct csv_line *line);
+/* Terminate with '\n' and write to STREAM (stdio); dies on write error.  */
+void csv_line_put (struct csv_line *line, FILE *stream);
+/* Terminate with '\n' and write with one write(2) to FD, so lines from
+   several processes on one pipe never interleave (lines < PIPE_BUF).
+   Returns 0, or an errno value (EPIPE when the reader left).  */
+int csv_line_write (struct csv_line *line, int fd);
+
+#endif

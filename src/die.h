@@ -1,0 +1,31 @@
+/* die.h -- the one way arenabench commands report errors. */
+#ifndef ARENABENCH_DIE_H
+#define ARENABENCH_DIE_H
+
+#include <stdarg.h>
+
+/* Name used as the prefix of every message; set once from main.  */
+extern const char *program_name;
+void die_set_program_name (const char *argv0);
+
+/* Called once by die() before exiting, so a command can unlink its arenas.
+   Must be safe to call from any state the program can die in.  */
+void die_set_cleanup (void (*cleanup) (void));
+
+/* Print "PROGRAM: MESSAGE[: strerror(ERRNUM)]" and exit with STATUS.
+   ERRNUM 0 adds no system error text.  */
+_Noreturn void die (int status, int errnum, const char *format, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+/* Print "PROGRAM: MESSAGE[: strerror(ERRNUM)]" without exiting.  */
+void warn (int errnum, const char *format, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+/* Allocation that cannot fail: out of memory dies with EXIT_OSERR.  */
+void *xmalloc (size_t size);
+void *xcalloc (size_t count, size_t size);
+void *xrealloc (void *ptr, size_t size);
+void *xreallocarray (void *ptr, size_t count, size_t size);
+char *xstrdup (const char *text);
+
+#endif

@@ -1,0 +1,243 @@
+/* handle-row.c -- writing and parsing handle rows. */
+#include "system.h"
+#include "handle-row.h"
+
+#include <inttypes.h>
+
+const char *const handle_column_names[HC_COUNT] = {
+  [HC_ARENA] = "arena", [HC_BACKEND] = "backend", [HC_SLOT] = "slot",
+  [HC_OFFSET] = "offset", [HC_BYTES] = "bytes", [HC_GENERATION] = "generation",
+  [HC_SEQUENCE] = "sequence", [HC_WORKER] = "worker", [HC_EPOCH] = "epoch",
+  [HC_WORKERS] = "workers", [HC_ITEMS] = "items", [HC_SIZE_BYTES] = "size_bytes",
+  [HC_DTYPE] = "dtype", [HC_KIND] = "kind", [HC_LEAVES] = "leaves",
+  [HC_PINNED] = "pinned", [HC_SLOTS] = "slots", [HC_GEN_NS] = "gen_ns",
+};
+
+void
+handle_row_header (struct csv_line *line)
+{
+  for (int c = 0; c < HC_COUNT; c++)
+    csv_line_str (line, handle_column_names[c]);
+}
+
+void
+handle_row_format (struct csv_line *line, const struct handle_row *row)
+{
+  char leaves[128];
+  payload_layout_format (&row->layout, leaves, sizeof leaves);
+  csv_line_str (line, row->arena);
+  csv_line_str (line, arena_backend_names[row->config.backend]);
+  if (row->handle.slot >= 0)
+    csv_line_i64 (line, row->handle.slot);
+  else
+    csv_line_empty (line);
+  csv_line_u64 (line, row->handle.offset);
+  csv_line_u64 (line, row->handle.bytes);
+  csv_line_u64 (line, row->handle.generation);
+  csv_line_u64 (line, row->sequence);
+  csv_line_u64 (line, row->worker);
+  csv_line_u64 (line, row->epoch);
+  csv_line_u64 (line, row->config.workers);
+  csv_line_u64 (line, row->config.items);
+  csv_line_u64 (line, row->config.size_bytes);
+  csv_line_str (line, payload_dtypes[row->config.dtype].name);
+  csv_line_str (line, payload_kind_names[row->config.kind]);
+  csv_line_str (line, leaves);
+  csv_line_u64 (line, row->config.pinned);
+  csv_line_u64 (line, row->config.slots);
+  csv_line_u64 (line, row->gen_ns);
+}
+
+bool
+handle_columns_parse (struct handle_columns *columns, const struct csv_record *record,
+                      char *why, size_t why_size)
+{
+  for (int c = 0; c < HC_COUNT; c++)
+    columns->index[c] = -1;
+  columns->nfields = record->nfields;
+  for (size_t f = 0; f < record->nfields; f++)
+    {
+      int c = 0;
+      while (c < HC_COUNT && !STREQ (record->fields[f], handle_column_names[c]))
+        c++;
+      if (c == HC_COUNT)
+        {
+          snprintf (why, why_size, "unknown column '%s' (not a handle row header)",
+                    record->fields[f]);
+          return false;
+        }
+      if (columns->index[c] >= 0)
+        {
+          snprintf (why, why_size, "column '%s' appears twice", record->fields[f]);
+          return false;
+        }
+      columns->index[c] = (int) f;
+    }
+  for (int c = 0; c < HC_COUNT; c++)
+    if (columns->index[c] < 0)
+      {
+        snprintf (why, why_size, "missing column '%s'", handle_column_names[c]);
+        return false;
+      }
+  return true;
+}
+
+/* Field parsers: each returns false with WHY naming the column.  */
+
+static bool
+parse_u64 (const char *text, uint64_t max, uint64_t *value)
+{
+  if (!*text)
+    return false;
+  uint64_t v = 0;
+  for (const char *p = text; *p; p++)
+    {
+      if (*p < '0' || *p > '9')
+        return false;
+      unsigned d = (unsigned) (*p - '0');
+      if (v > (UINT64_MAX - d) / 10)
+        return false;
+      v = v * 10 + d;
+    }
+  if (v > max)
+    return false;
+  *value = v;
+  return true;
+}
+
+static int
+find_name (const char *text, const char *const *names)
+{
+  for (int i = 0; names[i]; i++)
+    if (STREQ (text, names[i]))
+      return i;
+  return -1;
+}
+
+bool
+handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
+                  const struct csv_record *record, char *why, size_t why_size)
+{
+  if (record->nfields != columns->nfields)
+    {
+      snprintf (why, why_size, "expected %zu fields, found %zu", columns->nfields,
+                record->nfields);
+      return false;
+    }
+#define FIELD(c) (record->fields[columns->index[c]])
+#define BAD(c, what) \
+  do { snprintf (why, why_size, "column '%s': '%s' %s", handle_column_names[c], \
+                 FIELD (c), what); return false; } while (0)
+#define NUMBER(c, max, dest) \
+  do { \
+      uint64_t v_; \
+      if (!parse_u64 (FIELD (c), (max), &v_)) \
+        { BAD (c, "is not a number in range"); } \
+      (dest) = v_; \
+  } while (0)
+
+  memset (row, 0, sizeof *row);
+  const char *name = FIELD (HC_ARENA);
+  if (strlen (name) >= sizeof row->arena || name[0] != '/')
+    BAD (HC_ARENA, "is not an arena name");
+  strcpy (row->arena, name);
+
+  int backend = find_name (FIELD (HC_BACKEND), arena_backend_names);
+  if (backend < 0)
+    BAD (HC_BACKEND, "is not 'pool' or 'ring'");
+  row->config.backend = (enum arena_backend) backend;
+
+  if (backend == ARENA_POOL)
+    {
+      uint64_t slot;
+      NUMBER (HC_SLOT, ARENA_MAX_SLOTS - 1, slot);
+      row->handle.slot = (int64_t) slot;
+    }
+  else if (*FIELD (HC_SLOT))
+    BAD (HC_SLOT, "must be empty for a ring item");
+  else
+    row->handle.slot = -1;
+
+  NUMBER (HC_OFFSET, UINT64_MAX, row->handle.offset);
+  NUMBER (HC_BYTES, UINT64_MAX, row->handle.bytes);
+  NUMBER (HC_GENERATION, UINT64_MAX >> 1, row->handle.generation);
+  if (row->handle.generation == 0)
+    BAD (HC_GENERATION, "is not a generation (they start at 1)");
+  NUMBER (HC_SEQUENCE, UINT64_MAX, row->sequence);
+  NUMBER (HC_WORKER, UINT32_MAX, row->worker);
+  NUMBER (HC_EPOCH, UINT32_MAX, row->epoch);
+  NUMBER (HC_WORKERS, UINT32_MAX, row->config.workers);
+  NUMBER (HC_ITEMS, UINT64_MAX, row->config.items);
+  NUMBER (HC_SIZE_BYTES, UINT64_MAX, row->config.size_bytes);
+  NUMBER (HC_SLOTS, ARENA_MAX_SLOTS, row->config.slots);
+  NUMBER (HC_GEN_NS, UINT64_MAX, row->gen_ns);
+  uint64_t pinned;
+  NUMBER (HC_PINNED, 1, pinned);
+  row->config.pinned = pinned;
+
+  int dtype = find_name (FIELD (HC_DTYPE), payload_dtype_names);
+  if (dtype < 0)
+    BAD (HC_DTYPE, "is not fp32, fp16 or uint8");
+  row->config.dtype = (enum payload_dtype) dtype;
+  int kind = find_name (FIELD (HC_KIND), payload_kind_names);
+  if (kind < 0)
+    BAD (HC_KIND, "is not 'tensor' or 'nested'");
+  row->config.kind = (enum payload_kind) kind;
+
+  if (row->config.size_bytes == 0)
+    BAD (HC_SIZE_BYTES, "is not a positive size");
+  if (row->config.workers == 0 || row->worker >= row->config.workers)
+    BAD (HC_WORKER, "is not below the workers column");
+  if (row->config.items == 0)
+    BAD (HC_ITEMS, "is not a positive count");
+  /* sequence = (epoch*workers + worker)*items + index, index < items.  */
+  unsigned __int128 first = ((unsigned __int128) row->epoch * row->config.workers + row->worker)
+                            * row->config.items;
+  if (row->sequence < first || row->sequence - first >= row->config.items)
+    BAD (HC_SEQUENCE, "does not belong to this worker and epoch");
+
+  payload_layout_init (&row->layout, row->config.size_bytes, row->config.dtype, row->config.kind);
+  char leaves[128];
+  payload_layout_format (&row->layout, leaves, sizeof leaves);
+  if (!STREQ (leaves, FIELD (HC_LEAVES)))
+    BAD (HC_LEAVES, "does not match size_bytes, dtype and kind");
+  if (row->handle.bytes != row->layout.bytes)
+    BAD (HC_BYTES, "does not match size_bytes, dtype and kind");
+  return true;
+#undef NUMBER
+#undef BAD
+#undef FIELD
+}
+
+const char *
+run_config_arm (const struct run_config *config)
+{
+  static const char *const arms[ARENA_BACKEND_COUNT][2] = {
+    [ARENA_POOL] = { "pool-pageable", "pool-pinned" },
+    [ARENA_RING] = { "ring-pageable", "ring-pinned" },
+  };
+  return arms[config->backend][config->pinned];
+}
+
+void
+run_config_header (struct csv_line *line)
+{
+  static const char *const names[] = {
+    "arm", "backend", "pinned", "size_bytes", "dtype", "kind", "workers", "slots",
+  };
+  for (size_t i = 0; i < ARRAY_SIZE (names); i++)
+    csv_line_str (line, names[i]);
+}
+
+void
+run_config_format (struct csv_line *line, const struct run_config *config)
+{
+  csv_line_str (line, run_config_arm (config));
+  csv_line_str (line, arena_backend_names[config->backend]);
+  csv_line_u64 (line, config->pinned);
+  csv_line_u64 (line, config->size_bytes);
+  csv_line_str (line, payload_dtypes[config->dtype].name);
+  csv_line_str (line, payload_kind_names[config->kind]);
+  csv_line_u64 (line, config->workers);
+  csv_line_u64 (line, config->slots);
+}

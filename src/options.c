@@ -1,0 +1,194 @@
+/* options.c -- option values: sizes, numbers, choices and lists. */
+#include "system.h"
+#include "options.h"
+#include "die.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+
+void
+options_version (void)
+{
+  printf ("%s (%s) %s\n", program_name, PACKAGE_NAME, PACKAGE_VERSION);
+  printf ("Copyright (c) 2026 the arenabench authors.  BSD-3-Clause licence.\n");
+  exit (EXIT_OK);
+}
+
+void
+options_try_help (void)
+{
+  fprintf (stderr, "Try '%s --help' for more information.\n", program_name);
+  exit (EXIT_USAGE);
+}
+
+struct size_suffix
+{
+  const char *name;
+  uint64_t multiplier;
+};
+
+/* Binary multipliers for the bare letters, as coreutils and numpy users
+   expect of "8M"; decimal ones only when spelt KB, MB, GB, TB.  */
+static const struct size_suffix size_suffixes[] = {
+  { "", 1 }, { "B", 1 },
+  { "K", 1ULL << 10 }, { "KiB", 1ULL << 10 }, { "KB", 1000ULL },
+  { "M", 1ULL << 20 }, { "MiB", 1ULL << 20 }, { "MB", 1000000ULL },
+  { "G", 1ULL << 30 }, { "GiB", 1ULL << 30 }, { "GB", 1000000000ULL },
+  { "T", 1ULL << 40 }, { "TiB", 1ULL << 40 }, { "TB", 1000000000000ULL },
+};
+
+static bool
+suffix_equal (const char *given, const char *name)
+{
+  /* Letters other than the 'i' of KiB may be given in either case.  */
+  for (; *given && *name; given++, name++)
+    if (*name == 'i' ? *given != 'i' : toupper ((unsigned char) *given) != *name)
+      return false;
+  return *given == *name;
+}
+
+bool
+options_parse_size (const char *text, uint64_t *value)
+{
+  const char *p = text;
+  if (!isdigit ((unsigned char) *p))
+    {
+      errno = EINVAL;
+      return false;
+    }
+  uint64_t number = 0;
+  for (; isdigit ((unsigned char) *p); p++)
+    {
+      unsigned digit = (unsigned) (*p - '0');
+      if (number > (UINT64_MAX - digit) / 10)
+        {
+          errno = ERANGE;
+          return false;
+        }
+      number = number * 10 + digit;
+    }
+  for (size_t i = 0; i < ARRAY_SIZE (size_suffixes); i++)
+    if (suffix_equal (p, size_suffixes[i].name))
+      {
+        uint64_t m = size_suffixes[i].multiplier;
+        if (number > UINT64_MAX / m)
+          {
+            errno = ERANGE;
+            return false;
+          }
+        *value = number * m;
+        return true;
+      }
+  errno = EINVAL;
+  return false;
+}
+
+uint64_t
+options_size (const char *option, const char *text, uint64_t min, uint64_t max)
+{
+  uint64_t value;
+  if (!options_parse_size (text, &value))
+    die (EXIT_USAGE, 0, "%s: invalid size '%s' (use bytes or a suffix such as 64K, 8MiB, 1G)",
+         option, text);
+  if (value < min || value > max)
+    die (EXIT_USAGE, 0, "%s: size '%s' out of range [%" PRIu64 ", %" PRIu64 "] bytes",
+         option, text, min, max);
+  return value;
+}
+
+uint64_t
+options_uint (const char *option, const char *text, uint64_t min, uint64_t max)
+{
+  const char *p = text;
+  uint64_t value = 0;
+  bool ok = isdigit ((unsigned char) *p);
+  for (; ok && isdigit ((unsigned char) *p); p++)
+    {
+      unsigned digit = (unsigned) (*p - '0');
+      if (value > (UINT64_MAX - digit) / 10)
+        {
+          ok = false;
+          break;
+        }
+      value = value * 10 + digit;
+    }
+  if (!ok || *p)
+    die (EXIT_USAGE, 0, "%s: invalid number '%s'", option, text);
+  if (value < min || value > max)
+    die (EXIT_USAGE, 0, "%s: '%s' out of range [%" PRIu64 ", %" PRIu64 "]",
+         option, text, min, max);
+  return value;
+}
+
+double
+options_double (const char *option, const char *text, double min, double max)
+{
+  char *end;
+  errno = 0;
+  double value = strtod (text, &end);
+  if (end == text || *end || errno == ERANGE || !isfinite (value))
+    die (EXIT_USAGE, 0, "%s: invalid number '%s'", option, text);
+  if (value < min || value > max)
+    die (EXIT_USAGE, 0, "%s: '%s' out of range [%g, %g]", option, text, min, max);
+  return value;
+}
+
+int
+options_choice (const char *option, const char *text, const char *const *names)
+{
+  char choices[256] = "";
+  for (int i = 0; names[i]; i++)
+    {
+      if (STREQ (text, names[i]))
+        return i;
+      size_t used = strlen (choices);
+      snprintf (choices + used, sizeof choices - used, "%s'%s'", i ? ", " : "", names[i]);
+    }
+  die (EXIT_USAGE, 0, "%s: invalid choice '%s' (choose from %s)", option, text, choices);
+}
+
+size_t
+options_list (const char *option, const char *text, char ***items)
+{
+  size_t count = 0;
+  char **list = NULL;
+  const char *start = text;
+  for (;;)
+    {
+      const char *comma = strchr (start, ',');
+      size_t len = comma ? (size_t) (comma - start) : strlen (start);
+      if (len == 0)
+        {
+          options_list_free (list, count);
+          die (EXIT_USAGE, 0, "%s: empty item in list '%s'", option, text);
+        }
+      list = xreallocarray (list, count + 1, sizeof *list);
+      list[count] = xmalloc (len + 1);
+      memcpy (list[count], start, len);
+      list[count][len] = '\0';
+      count++;
+      if (!comma)
+        break;
+      start = comma + 1;
+    }
+  *items = list;
+  return count;
+}
+
+void
+options_list_free (char **items, size_t count)
+{
+  for (size_t i = 0; i < count; i++)
+    free (items[i]);
+  free (items);
+}
+
+uint64_t
+options_env_uint (const char *name, uint64_t fallback, uint64_t max)
+{
+  const char *text = getenv (name);
+  if (!text || !*text)
+    return fallback;
+  return options_uint (name, text, 0, max);
+}

@@ -1,0 +1,56 @@
+/* options.h -- the one way arenabench commands parse option values. */
+#ifndef ARENABENCH_OPTIONS_H
+#define ARENABENCH_OPTIONS_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+/* Long-option codes shared by every command's getopt_long table.  */
+enum
+{
+  OPTION_HELP = 0x1000,
+  OPTION_VERSION,
+  OPTION_FIRST_PRIVATE       /* commands number their own options from here */
+};
+
+#define OPTIONS_COMMON_LONG \
+  { "help", no_argument, NULL, OPTION_HELP }, \
+  { "version", no_argument, NULL, OPTION_VERSION }
+
+/* Print "PROGRAM (arenabench) VERSION" and a licence line; exit 0.  */
+_Noreturn void options_version (void);
+
+/* After a bad option: "Try 'PROGRAM --help' for more information." on
+   stderr and exit EXIT_USAGE.  */
+_Noreturn void options_try_help (void);
+
+/* Each parser names OPTION ("--size") in its error and dies with
+   EXIT_USAGE: "arena-produce: --size: invalid size '8XB'".  */
+
+/* Byte counts: plain digits, or a suffix K, M, G, T (also KiB, MiB, GiB,
+   TiB; powers of 1024) or KB, MB, GB, TB (powers of 1000).  */
+uint64_t options_size (const char *option, const char *text,
+                       uint64_t min, uint64_t max);
+
+/* Parse TEXT as a byte count; false (errno EINVAL or ERANGE) if it is not one.
+   For callers that report their own context.  */
+bool options_parse_size (const char *text, uint64_t *value);
+
+uint64_t options_uint (const char *option, const char *text,
+                       uint64_t min, uint64_t max);
+double options_double (const char *option, const char *text,
+                       double min, double max);
+
+/* Index of TEXT in the NULL-terminated NAMES; dies listing the choices.  */
+int options_choice (const char *option, const char *text,
+                    const char *const *names);
+
+/* Split a comma-separated list into newly allocated strings; empty items
+   are refused.  Returns the count; *ITEMS is freed with options_list_free. */
+size_t options_list (const char *option, const char *text, char ***items);
+void options_list_free (char **items, size_t count);
+
+/* $NAME as a non-negative integer, or FALLBACK when unset or empty.  */
+uint64_t options_env_uint (const char *name, uint64_t fallback, uint64_t max);
+
+#endif

@@ -1,0 +1,274 @@
+/* payload.c -- fill and check the deterministic payload pattern fast.
+
+   The pattern has period 251 in every leaf, so one table holding the
+   dtype's encoding of 0..250 repeated lets both fill and check work in
+   long memcpy/memcmp runs instead of per-element arithmetic.  */
+#include "system.h"
+#include "payload.h"
+#include "die.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <unistd.h>
+
+const struct dtype_def payload_dtypes[DTYPE_COUNT] = {
+  [DTYPE_FP32] = { "fp32", "<f4", 4 },
+  [DTYPE_FP16] = { "fp16", "<f2", 2 },
+  [DTYPE_UINT8] = { "uint8", "|u1", 1 },
+};
+
+const char *const payload_dtype_names[DTYPE_COUNT + 1] = { "fp32", "fp16", "uint8", NULL };
+const char *const payload_kind_names[KIND_COUNT + 1] = { "tensor", "nested", NULL };
+
+/* Periods per table: a run of TABLE_PERIODS*251 elements is compared with
+   one memcmp.  The table holds one period more so any start fits.  */
+enum { TABLE_PERIODS = 16, TABLE_ELEMENTS = (TABLE_PERIODS + 1) * PAYLOAD_PERIOD };
+
+static unsigned char *period_tables[DTYPE_COUNT];
+
+uint16_t
+payload_half_bits (unsigned value)
+{
+  if (value == 0)
+    return 0;
+  int exponent = 31 - __builtin_clz (value);            /* value in [2^e, 2^(e+1)) */
+  unsigned mantissa = (value << (10 - exponent)) & 0x3ff; /* exact for e <= 10 */
+  return (uint16_t) (((exponent + 15) << 10) | mantissa);
+}
+
+static void
+store_element (enum payload_dtype dtype, void *dest, unsigned value)
+{
+  switch (dtype)
+    {
+    case DTYPE_FP32:
+      {
+        float f = (float) value;
+        memcpy (dest, &f, sizeof f);
+        break;
+      }
+    case DTYPE_FP16:
+      {
+        uint16_t h = payload_half_bits (value);
+        memcpy (dest, &h, sizeof h);
+        break;
+      }
+    case DTYPE_UINT8:
+      *(unsigned char *) dest = (unsigned char) value;
+      break;
+    default:
+      abort ();
+    }
+}
+
+static const unsigned char *
+period_table (enum payload_dtype dtype)
+{
+  if (!period_tables[dtype])
+    {
+      size_t itemsize = payload_dtypes[dtype].itemsize;
+      unsigned char *table = xmalloc (TABLE_ELEMENTS * itemsize);
+      for (size_t i = 0; i < TABLE_ELEMENTS; i++)
+        store_element (dtype, table + i * itemsize, (unsigned) (i % PAYLOAD_PERIOD));
+      period_tables[dtype] = table;
+    }
+  return period_tables[dtype];
+}
+
+static uint64_t
+align_up (uint64_t value, uint64_t alignment)
+{
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+void
+payload_layout_init (struct payload_layout *layout, uint64_t size,
+                     enum payload_dtype dtype, enum payload_kind kind)
+{
+  size_t itemsize = payload_dtypes[dtype].itemsize;
+  uint64_t elements = size / itemsize ? size / itemsize : 1;
+  uint64_t counts[PAYLOAD_MAX_LEAVES];
+  unsigned n = 0;
+  if (kind == KIND_NESTED)
+    {
+      counts[n++] = elements / 2 ? elements / 2 : 1;
+      counts[n++] = elements - elements / 2 ? elements - elements / 2 : 1;
+      counts[n++] = 3;
+    }
+  else
+    counts[n++] = elements;
+
+  *layout = (struct payload_layout) { .dtype = dtype, .kind = kind, .size = size, .nleaves = n };
+  uint64_t offset = 0;
+  for (unsigned l = 0; l < n; l++)
+    {
+      offset = align_up (offset, PAYLOAD_LEAF_ALIGN);
+      layout->leaves[l] = (struct payload_leaf) { offset, counts[l] };
+      offset += counts[l] * itemsize;
+    }
+  layout->bytes = offset;
+}
+
+void
+payload_layout_format (const struct payload_layout *layout, char *buf, size_t size)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (unsigned l = 0; l < layout->nleaves && used < size; l++)
+    {
+      int n = snprintf (buf + used, size - used, "%s%llu:%llu", l ? ";" : "",
+                        (unsigned long long) layout->leaves[l].offset,
+                        (unsigned long long) layout->leaves[l].count);
+      if (n < 0)
+        break;
+      used += (size_t) n;
+    }
+}
+
+unsigned
+payload_shift (uint64_t sequence, unsigned leaf)
+{
+  return (unsigned) ((sequence % PAYLOAD_PERIOD * 17 + leaf * 29) % PAYLOAD_PERIOD);
+}
+
+void
+payload_fill (const struct payload_layout *layout, uint64_t sequence, void *item)
+{
+  const unsigned char *table = period_table (layout->dtype);
+  size_t itemsize = payload_dtypes[layout->dtype].itemsize;
+  const size_t run = (size_t) TABLE_PERIODS * PAYLOAD_PERIOD;
+  unsigned char *base = item;
+  uint64_t end = 0;
+  for (unsigned l = 0; l < layout->nleaves; l++)
+    {
+      const struct payload_leaf *leaf = &layout->leaves[l];
+      memset (base + end, 0, leaf->offset - end);
+      unsigned char *dest = base + leaf->offset;
+      const unsigned char *src = table + (size_t) payload_shift (sequence, l) * itemsize;
+      /* Element J is table[J % 251 + shift]; after RUN elements (a whole
+         number of periods) the phase repeats.  */
+      for (uint64_t j = 0; j < leaf->count; j += run)
+        {
+          uint64_t n = leaf->count - j < run ? leaf->count - j : run;
+          memcpy (dest + j * itemsize, src, n * itemsize);
+        }
+      end = leaf->offset + leaf->count * itemsize;
+    }
+}
+
+double
+payload_element (enum payload_dtype dtype, const void *leaf, uint64_t index)
+{
+  const unsigned char *p = (const unsigned char *) leaf + index * payload_dtypes[dtype].itemsize;
+  switch (dtype)
+    {
+    case DTYPE_FP32:
+      {
+        float f;
+        memcpy (&f, p, sizeof f);
+        return f;
+      }
+    case DTYPE_FP16:
+      {
+        uint16_t h;
+        memcpy (&h, p, sizeof h);
+        int exponent = (h >> 10) & 0x1f;
+        double mantissa = h & 0x3ff;
+        double value = exponent == 0 ? mantissa / 1024.0 * 0x1p-14
+          : exponent == 31 ? (mantissa ? NAN : INFINITY)
+          : (1.0 + mantissa / 1024.0) * ldexp (1.0, exponent - 15);
+        return (h & 0x8000) ? -value : value;
+      }
+    case DTYPE_UINT8:
+      return *p;
+    default:
+      abort ();
+    }
+}
+
+void
+payload_verify (const struct payload_layout *layout, uint64_t sequence,
+                const void *item, struct payload_check *check)
+{
+  const unsigned char *table = period_table (layout->dtype);
+  size_t itemsize = payload_dtypes[layout->dtype].itemsize;
+  const size_t run = (size_t) TABLE_PERIODS * PAYLOAD_PERIOD;
+  *check = (struct payload_check) { 0 };
+  for (unsigned l = 0; l < layout->nleaves; l++)
+    {
+      const struct payload_leaf *leaf = &layout->leaves[l];
+      const unsigned char *data = (const unsigned char *) item + leaf->offset;
+      unsigned shift = payload_shift (sequence, l);
+      const unsigned char *expected = table + (size_t) shift * itemsize;
+      for (uint64_t j = 0; j < leaf->count; j += run)
+        {
+          uint64_t n = leaf->count - j < run ? leaf->count - j : run;
+          if (memcmp (data + j * itemsize, expected, n * itemsize) == 0)
+            continue;
+          /* Slow path only where a run differs: count and locate.  */
+          for (uint64_t k = 0; k < n; k++)
+            if (memcmp (data + (j + k) * itemsize, expected + k * itemsize, itemsize) != 0)
+              {
+                if (!check->found)
+                  {
+                    check->found = true;
+                    check->leaf = l;
+                    check->index = j + k;
+                    check->expected = payload_value (j + k, shift);
+                    check->actual = payload_element (layout->dtype, data, j + k);
+                  }
+                check->mismatches++;
+              }
+        }
+    }
+}
+
+static int
+write_all (int fd, const void *buf, size_t len)
+{
+  const char *p = buf;
+  while (len)
+    {
+      ssize_t n = write (fd, p, len);
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return errno;
+        }
+      p += n;
+      len -= (size_t) n;
+    }
+  return 0;
+}
+
+int
+payload_save_npy (const struct payload_layout *layout, const void *item,
+                  unsigned leaf, const char *path)
+{
+  const struct payload_leaf *lf = &layout->leaves[leaf];
+  char header[128];
+  int dict = snprintf (header + 10, sizeof header - 10,
+                       "{'descr': '%s', 'fortran_order': False, 'shape': (%llu,), }",
+                       payload_dtypes[layout->dtype].npy_descr,
+                       (unsigned long long) lf->count);
+  /* NPY 1.0: magic, version, little-endian header length, then the dict
+     padded with spaces and a newline so the data starts 64-aligned.  */
+  size_t total = (10 + (size_t) dict + 1 + 63) / 64 * 64;
+  memcpy (header, "\x93NUMPY\x01\x00", 8);
+  header[8] = (char) ((total - 10) & 0xff);
+  header[9] = (char) ((total - 10) >> 8);
+  memset (header + 10 + dict, ' ', total - 10 - (size_t) dict - 1);
+  header[total - 1] = '\n';
+
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return errno;
+  int err = write_all (fd, header, total);
+  if (!err)
+    err = write_all (fd, (const char *) item + lf->offset,
+                     lf->count * payload_dtypes[layout->dtype].itemsize);
+  if (close (fd) != 0 && !err)
+    err = errno;
+  return err;
+}

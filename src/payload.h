@@ -1,0 +1,96 @@
+/* payload.h -- the deterministic payload pattern every producer writes and
+   every consumer checks.
+
+   Leaf L of item SEQUENCE holds element J = (J + (SEQUENCE*17 + L*29) % 251) % 251,
+   converted to the dtype (exact in fp32, fp16 and uint8).  A "tensor" item
+   is one leaf of max(1, size/itemsize) elements; a "nested" item has three
+   leaves of [max(1,e/2), max(1,e-e/2), 3] elements.  Leaves are laid out
+   one after another inside the item, each starting PAYLOAD_LEAF_ALIGN-aligned. */
+#ifndef ARENABENCH_PAYLOAD_H
+#define ARENABENCH_PAYLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PAYLOAD_PERIOD 251
+#define PAYLOAD_MAX_LEAVES 3
+#define PAYLOAD_LEAF_ALIGN 64
+
+enum payload_dtype { DTYPE_FP32, DTYPE_FP16, DTYPE_UINT8, DTYPE_COUNT };
+enum payload_kind { KIND_TENSOR, KIND_NESTED, KIND_COUNT };
+
+struct dtype_def
+{
+  const char *name;         /* "fp32" */
+  const char *npy_descr;    /* "<f4" */
+  size_t itemsize;
+};
+
+extern const struct dtype_def payload_dtypes[DTYPE_COUNT];
+extern const char *const payload_dtype_names[DTYPE_COUNT + 1];  /* NULL-terminated */
+extern const char *const payload_kind_names[KIND_COUNT + 1];
+
+struct payload_leaf
+{
+  uint64_t offset;          /* bytes from the start of the item */
+  uint64_t count;           /* elements */
+};
+
+struct payload_layout
+{
+  enum payload_dtype dtype;
+  enum payload_kind kind;
+  uint64_t size;            /* the requested byte budget */
+  unsigned nleaves;
+  struct payload_leaf leaves[PAYLOAD_MAX_LEAVES];
+  uint64_t bytes;           /* end of the last leaf: what an item occupies */
+};
+
+/* Lay out an item of SIZE bytes of DTYPE and KIND.  */
+void payload_layout_init (struct payload_layout *layout, uint64_t size,
+                          enum payload_dtype dtype, enum payload_kind kind);
+
+/* "offset:count;offset:count" as carried in handle rows.  */
+void payload_layout_format (const struct payload_layout *layout, char *buf, size_t size);
+
+/* The pattern's first value for SEQUENCE and LEAF: (SEQUENCE*17 + LEAF*29) % 251. */
+unsigned payload_shift (uint64_t sequence, unsigned leaf);
+
+/* Element J of the pattern with SHIFT as a number (what the dtype holds).  */
+static inline unsigned
+payload_value (uint64_t j, unsigned shift)
+{
+  return (unsigned) ((j % PAYLOAD_PERIOD + shift) % PAYLOAD_PERIOD);
+}
+
+/* Write item SEQUENCE into ITEM (layout->bytes long); padding between leaves
+   is zeroed.  Runs at memcpy speed from a precomputed period table.  */
+void payload_fill (const struct payload_layout *layout, uint64_t sequence, void *item);
+
+/* Result of checking one item.  */
+struct payload_check
+{
+  uint64_t mismatches;      /* elements that differ, over all leaves */
+  bool found;               /* the first bad element, when mismatches > 0 */
+  unsigned leaf;
+  uint64_t index;
+  double expected, actual;
+};
+
+/* Check every element of every leaf of ITEM against SEQUENCE's pattern.  */
+void payload_verify (const struct payload_layout *layout, uint64_t sequence,
+                     const void *item, struct payload_check *check);
+
+/* Element INDEX of a leaf as a double, for messages.  */
+double payload_element (enum payload_dtype dtype, const void *leaf, uint64_t index);
+
+/* Write leaf LEAF of ITEM as a NumPy .npy (format 1.0) file at PATH.
+   Returns 0 or an errno value.  */
+int payload_save_npy (const struct payload_layout *layout, const void *item,
+                      unsigned leaf, const char *path);
+
+/* IEEE half-precision bits of a small non-negative integer (exact for < 2048). */
+uint16_t payload_half_bits (unsigned value);
+
+#endif

@@ -1,0 +1,50 @@
+# Shared by every .bats file: load it with `load test-helper`.
+
+# Our arenas are /dev/shm/arenabench.*; tests count them before and after.
+shm_count() {
+  ls /dev/shm 2>/dev/null | grep -c '^arenabench\.' || true
+}
+
+# Each test starts and must end with no arena of ours left behind.
+common_setup() {
+  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/arenabench-test.XXXXXX")
+  SHM_BEFORE=$(shm_count)
+}
+
+common_teardown() {
+  rm -rf "$TMP"
+}
+
+assert_no_shm_leak() {
+  local after
+  after=$(shm_count)
+  if [ "$after" -gt "$SHM_BEFORE" ]; then
+    echo "arenas left in /dev/shm: $(ls /dev/shm | grep '^arenabench\.')" >&2
+    return 1
+  fi
+}
+
+# GPU tests skip visibly unless this is a CUDA build on a machine with a GPU.
+require_gpu() {
+  if [ "${ARENABENCH_HAVE_CUDA:-no}" != yes ]; then
+    skip "built without CUDA"
+  fi
+  if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    skip "no NVIDIA GPU on this machine"
+  fi
+}
+
+# Compare $output with an expected text, showing both on failure.
+assert_output() {
+  if [ "$output" != "$1" ]; then
+    printf 'expected output:\n%s\nactual output:\n%s\n' "$1" "$output" >&2
+    return 1
+  fi
+}
+
+assert_status() {
+  if [ "$status" -ne "$1" ]; then
+    printf 'expected exit status %s, got %s; output:\n%s\n' "$1" "$status" "$output" >&2
+    return 1
+  fi
+}
