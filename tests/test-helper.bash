@@ -48,3 +48,19 @@ assert_status() {
     return 1
   fi
 }
+
+# configure --enable-valgrind: every CPU command a test runs goes through
+# valgrind memcheck, and any error it finds fails the command (exit 99).
+if [ -n "${VALGRIND:-}" ] && [ -z "${ARENABENCH_VALGRIND_DIR:-}" ]; then
+  ARENABENCH_VALGRIND_DIR=$(mktemp -d "${TMPDIR:-/tmp}/arenabench-valgrind.XXXXXX")
+  for cmd in arena-produce arena-consume bench-summarize; do
+    real=$(command -v "$cmd")
+    cat > "$ARENABENCH_VALGRIND_DIR/$cmd" <<WRAP
+#!/bin/sh
+exec "$VALGRIND" -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --trace-children=no "$real" "\$@"
+WRAP
+    chmod +x "$ARENABENCH_VALGRIND_DIR/$cmd"
+  done
+  PATH=$ARENABENCH_VALGRIND_DIR:$PATH
+  export ARENABENCH_VALGRIND_DIR PATH
+fi
