@@ -51,9 +51,11 @@ assert_status() {
 
 # configure --enable-valgrind: every CPU command a test runs goes through
 # valgrind memcheck, and any error it finds fails the command (exit 99).
-if [ -n "${VALGRIND:-}" ] && [ -z "${ARENABENCH_VALGRIND_DIR:-}" ]; then
-  ARENABENCH_VALGRIND_DIR=$(mktemp -d "${TMPDIR:-/tmp}/arenabench-valgrind.XXXXXX")
+if [ -n "${VALGRIND:-}" ] && [ -n "${BATS_RUN_TMPDIR:-}" ]; then
+  ARENABENCH_VALGRIND_DIR=$BATS_RUN_TMPDIR/valgrind-bin
+  mkdir -p "$ARENABENCH_VALGRIND_DIR"
   for cmd in arena-produce arena-consume bench-summarize; do
+    [ -x "$ARENABENCH_VALGRIND_DIR/$cmd" ] && continue
     real=$(command -v "$cmd")
     cat > "$ARENABENCH_VALGRIND_DIR/$cmd" <<WRAP
 #!/bin/sh
@@ -61,6 +63,8 @@ exec "$VALGRIND" -q --error-exitcode=99 --leak-check=full --errors-for-leak-kind
 WRAP
     chmod +x "$ARENABENCH_VALGRIND_DIR/$cmd"
   done
-  PATH=$ARENABENCH_VALGRIND_DIR:$PATH
-  export ARENABENCH_VALGRIND_DIR PATH
+  case ":$PATH:" in
+    *":$ARENABENCH_VALGRIND_DIR:"*) ;;
+    *) PATH=$ARENABENCH_VALGRIND_DIR:$PATH; export PATH ;;
+  esac
 fi
