@@ -1,1 +1,209 @@
-/* placeholder until the module lands */
+/* bootstrap.c -- percentile and BCa bootstrap intervals. */
+#include "system.h"
+#include "bootstrap.h"
+#include "die.h"
+#include "distributions.h"
+#include "stats.h"
+
+#include <math.h>
+
+const char *const bootstrap_method_names[BOOTSTRAP_METHOD_COUNT + 1] = {
+  "percentile", "bca", NULL
+};
+const char *const bootstrap_stat_names[BOOTSTRAP_STAT_COUNT + 1] = {
+  "mean", "median", NULL
+};
+
+double
+bootstrap_statistic (enum bootstrap_stat stat, const double *x, size_t n)
+{
+  if (stat == BOOTSTRAP_MEAN)
+    return stats_mean (x, n);
+  double *copy = xmalloc (n * sizeof *copy);
+  memcpy (copy, x, n * sizeof *copy);
+  double m = stats_median (copy, n);
+  free (copy);
+  return m;
+}
+
+/* One resample of X into SCRATCH (for the median) and its statistic.  */
+static double
+resample_statistic (enum bootstrap_stat stat, const double *x, size_t n,
+                    double *scratch, struct rng *rng)
+{
+  if (stat == BOOTSTRAP_MEAN)
+    {
+      long double sum = 0;
+      for (size_t i = 0; i < n; i++)
+        sum += x[rng_below (rng, n)];
+      return (double) (sum / n);
+    }
+  for (size_t i = 0; i < n; i++)
+    scratch[i] = x[rng_below (rng, n)];
+  return stats_median (scratch, n);
+}
+
+/* Leave-one-out values of STAT into JACK[0..N).  The mean needs the sum;
+   the median needs only the three order statistics around the middle,
+   since dropping a value at or below x(k) moves rank k up by one.  */
+static void
+jackknife (enum bootstrap_stat stat, const double *x, size_t n, double *jack)
+{
+  if (stat == BOOTSTRAP_MEAN)
+    {
+      long double sum = 0;
+      for (size_t i = 0; i < n; i++)
+        sum += x[i];
+      for (size_t i = 0; i < n; i++)
+        jack[i] = (double) ((sum - x[i]) / (n - 1));
+      return;
+    }
+  /* Median of the N-1 remaining: ranks K1 and K2 of the remaining data.  */
+  size_t m = n - 1, k1 = (m - 1) / 2, k2 = m / 2;
+  double *copy = xmalloc (n * sizeof *copy);
+  memcpy (copy, x, n * sizeof *copy);
+  double s[3];
+  s[0] = stats_select (copy, n, k1);
+  size_t have = 1;
+  for (size_t r = k1 + 1; r < n && have < 3; r++, have++)
+    s[have] = stats_select (copy + r, n - r, 0);
+  for (; have < 3; have++)
+    s[have] = s[have - 1];
+  for (size_t i = 0; i < n; i++)
+    {
+      double v = x[i];
+      double a = v <= s[0] ? s[1] : s[0];
+      double b = v <= s[k2 - k1] ? s[k2 - k1 + 1] : s[k2 - k1];
+      jack[i] = k1 == k2 ? a : (a + b) / 2;
+    }
+  free (copy);
+}
+
+/* Sum of cubed and squared jackknife deviations, scaled by 1/n^3 and
+   1/n^2, so several samples can be pooled into one acceleration.  */
+static void
+jackknife_moments (const double *jack, size_t n, double *cubes, double *squares)
+{
+  long double mean = 0;
+  for (size_t i = 0; i < n; i++)
+    mean += jack[i];
+  mean /= n;
+  long double s2 = 0, s3 = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      long double u = (n - 1) * (mean - jack[i]);
+      s2 += u * u;
+      s3 += u * u * u;
+    }
+  *cubes += (double) (s3 / ((long double) n * n * n));
+  *squares += (double) (s2 / ((long double) n * n));
+}
+
+/* Turn the sorted replicates into an interval.  ACCELERATION is used only
+   for BCa.  */
+static bool
+interval (const struct bootstrap_config *config, double *reps, size_t b,
+          double observed, double acceleration, double *low, double *high)
+{
+  stats_sort (reps, b);
+  if (!(reps[0] < reps[b - 1]))
+    return false;
+  double alpha = (1 - config->confidence) / 2;
+  double p_low = alpha, p_high = 1 - alpha;
+  if (config->method == BOOTSTRAP_BCA)
+    {
+      size_t below = 0, equal = 0;
+      for (size_t i = 0; i < b; i++)
+        {
+          below += reps[i] < observed;
+          equal += reps[i] == observed;
+        }
+      double z0 = dist_normal_quantile ((below + equal / 2.0) / (double) b);
+      double zl = dist_normal_quantile (p_low), zh = dist_normal_quantile (p_high);
+      double a = acceleration;
+      p_low = dist_normal_cdf (z0 + (z0 + zl) / (1 - a * (z0 + zl)));
+      p_high = dist_normal_cdf (z0 + (z0 + zh) / (1 - a * (z0 + zh)));
+      if (!isfinite (z0) || !(p_low >= 0 && p_low <= 1) || !(p_high >= 0 && p_high <= 1))
+        return false;
+    }
+  *low = stats_quantile_sorted (reps, b, p_low);
+  *high = stats_quantile_sorted (reps, b, p_high);
+  return isfinite (*low) && isfinite (*high);
+}
+
+static double
+acceleration (double cubes, double squares)
+{
+  return squares > 0 ? cubes / (6 * pow (squares, 1.5)) : 0;
+}
+
+bool
+bootstrap_ci (const struct bootstrap_config *config, enum bootstrap_stat stat,
+              const double *x, size_t n, struct rng *rng,
+              double *low, double *high)
+{
+  *low = *high = NAN;
+  if (n < 2 || config->resamples == 0)
+    return false;
+  size_t b = config->resamples;
+  double *reps = xmalloc (b * sizeof *reps);
+  double *scratch = xmalloc (n * sizeof *scratch);
+  for (size_t r = 0; r < b; r++)
+    reps[r] = resample_statistic (stat, x, n, scratch, rng);
+
+  double a = 0;
+  if (config->method == BOOTSTRAP_BCA)
+    {
+      double cubes = 0, squares = 0;
+      jackknife (stat, x, n, scratch);
+      jackknife_moments (scratch, n, &cubes, &squares);
+      a = acceleration (cubes, squares);
+    }
+  bool ok = interval (config, reps, b, bootstrap_statistic (stat, x, n), a, low, high);
+  if (!ok)
+    *low = *high = NAN;
+  free (scratch);
+  free (reps);
+  return ok;
+}
+
+bool
+bootstrap_ratio_ci (const struct bootstrap_config *config,
+                    const double *num, size_t n_num,
+                    const double *den, size_t n_den, struct rng *rng,
+                    double *low, double *high)
+{
+  *low = *high = NAN;
+  if (n_num < 2 || n_den < 2 || config->resamples == 0)
+    return false;
+  size_t b = config->resamples;
+  double *reps = xmalloc (b * sizeof *reps);
+  for (size_t r = 0; r < b; r++)
+    reps[r] = resample_statistic (BOOTSTRAP_MEAN, num, n_num, NULL, rng)
+      / resample_statistic (BOOTSTRAP_MEAN, den, n_den, NULL, rng);
+
+  double mean_num = stats_mean (num, n_num), mean_den = stats_mean (den, n_den);
+  double a = 0;
+  if (config->method == BOOTSTRAP_BCA)
+    {
+      /* Jackknife each sample in turn with the other held whole.  */
+      size_t most = n_num > n_den ? n_num : n_den;
+      double *jack = xmalloc (most * sizeof *jack);
+      double cubes = 0, squares = 0;
+      jackknife (BOOTSTRAP_MEAN, num, n_num, jack);
+      for (size_t i = 0; i < n_num; i++)
+        jack[i] /= mean_den;
+      jackknife_moments (jack, n_num, &cubes, &squares);
+      jackknife (BOOTSTRAP_MEAN, den, n_den, jack);
+      for (size_t i = 0; i < n_den; i++)
+        jack[i] = mean_num / jack[i];
+      jackknife_moments (jack, n_den, &cubes, &squares);
+      a = acceleration (cubes, squares);
+      free (jack);
+    }
+  bool ok = interval (config, reps, b, mean_num / mean_den, a, low, high);
+  if (!ok)
+    *low = *high = NAN;
+  free (reps);
+  return ok;
+}

@@ -1,1 +1,50 @@
-/* placeholder */
+/* stats.h -- descriptive statistics over arrays of doubles.
+
+   Conventions: the sample SD divides by n - 1; quantiles interpolate
+   linearly between order statistics (Hyndman and Fan type 7, the default
+   of numpy.percentile and R's quantile); the median of an even count is the
+   mean of the middle two.  Functions that select rather than sort reorder
+   their input, which is then a permutation of what it was.  */
+#ifndef ARENABENCH_STATS_H
+#define ARENABENCH_STATS_H
+
+#include <stddef.h>
+
+/* Mean by summing in long double; NaN when N is 0.  */
+double stats_mean (const double *x, size_t n);
+
+/* Sample standard deviation about MEAN, by the corrected two-pass
+   algorithm in long double, so 1e9 + small noise keeps its digits.
+   NaN when N < 2.  */
+double stats_sd (const double *x, size_t n, double mean);
+
+/* The K-th smallest of X[0..N) (K from 0), in expected O(N).  Afterwards
+   X[K] holds it, everything before is <= and everything after is >=.  */
+double stats_select (double *x, size_t n, size_t k);
+
+/* The type-7 quantile of sorted or unsorted data for a P in [0, 1], given
+   the two order statistics around (N-1)P: LO = x(floor), HI = x(floor+1).  */
+double stats_lerp (double lo, double hi, double fraction);
+
+/* Quantiles of X for the NP probabilities P (each in [0, 1], any order)
+   into OUT, by successive selection: O(N * NP) at worst, no sort.
+   Reorders X.  N must be > 0.  */
+void stats_quantiles (double *x, size_t n, const double *p, size_t np,
+                      double *out);
+
+/* Median by selection; reorders X.  NaN when N is 0.  */
+double stats_median (double *x, size_t n);
+
+/* Quantile P of data already sorted ascending.  */
+double stats_quantile_sorted (const double *sorted, size_t n, double p);
+
+/* Sort ascending (NaN-free data).  */
+void stats_sort (double *x, size_t n);
+
+/* Welch's unequal-variance t-test: two-sided p-value for the difference
+   of two means, given each sample's mean, SD and size.  NaN when either
+   size is below 2 or both variances are zero.  */
+double stats_welch_p (double mean1, double sd1, size_t n1,
+                      double mean2, double sd2, size_t n2);
+
+#endif

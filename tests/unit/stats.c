@@ -1,0 +1,267 @@
+/* Unit tests of stats, distributions and bootstrap against reference
+   values.  The special-function references were computed with mpmath at
+   40 digits (betainc, erfc, and quadrature of the t density); the
+   descriptive ones are worked by hand in the comments.  */
+#include "system.h"
+#include "bootstrap.h"
+#include "distributions.h"
+#include "rng.h"
+#include "stats.h"
+#include "tap.h"
+
+#include <math.h>
+
+/* Relative tolerance, for values far from 1.  */
+static void
+is_relative (double got, double want, double rel, const char *name)
+{
+  is_double (got, want, fabs (want) * rel, name);
+}
+
+static void
+test_normal (void)
+{
+  static const struct { double p, z; } quantiles[] = {
+    { 0.975, 1.9599639845400538556 },
+    { 0.5, 0 },
+    { 0.025, -1.9599639845400542118 },
+    { 0.3, -0.52440051270804081597 },
+    { 0.02425, -1.9729610513118848376 },
+    { 1e-10, -6.3613409024040561991 },       /* tail, r <= 5 */
+    { 0.999999, 4.7534243088170877657 },
+    { 1e-300, -37.047096299361199237 },       /* far tail, r > 5 */
+  };
+  for (size_t i = 0; i < ARRAY_SIZE (quantiles); i++)
+    {
+      char name[64];
+      snprintf (name, sizeof name, "normal quantile of %g", quantiles[i].p);
+      is_double (dist_normal_quantile (quantiles[i].p), quantiles[i].z,
+                 4e-16 * fmax (1, fabs (quantiles[i].z)), name);
+    }
+  ok (isinf (dist_normal_quantile (0)) && dist_normal_quantile (0) < 0,
+      "normal quantile of 0 is -inf");
+  ok (isnan (dist_normal_quantile (1.5)), "normal quantile of 1.5 is NaN");
+
+  is_double (dist_normal_cdf (-1.96), 0.024997895148220434137, 1e-17, "normal cdf -1.96");
+  is_double (dist_normal_cdf (0), 0.5, 0, "normal cdf 0");
+  is_double (dist_normal_cdf (3), 0.99865010196836990547, 2e-16, "normal cdf 3");
+  is_relative (dist_normal_cdf (-10), 7.619853024160526066e-24, 1e-14, "normal cdf -10");
+  is_double (dist_normal_cdf (dist_normal_quantile (0.8)), 0.8, 2e-16, "cdf(quantile(0.8))");
+}
+
+static void
+test_beta_and_t (void)
+{
+  is_double (dist_incomplete_beta (2, 3, 0.4), 0.5248, 1e-15, "I_0.4(2, 3)");
+  is_double (dist_incomplete_beta (0.5, 5, 0.2), 0.85507239459591959242, 1e-15, "I_0.2(0.5, 5)");
+  is_double (dist_incomplete_beta (10, 0.5, 0.9), 0.15164090963470996856, 1e-14, "I_0.9(10, 0.5)");
+  is_double (dist_incomplete_beta (30, 40, 0.45), 0.64474800855856811281, 5e-14, "I_0.45(30, 40)");
+  is_double (dist_incomplete_beta (0.5, 0.5, 0.01), 0.063768560858519848583, 1e-15, "I_0.01(0.5, 0.5)");
+  /* I_x(1, b) = 1 - (1 - x)^b.  */
+  is_double (dist_incomplete_beta (1, 3, 0.3), 1 - 0.7 * 0.7 * 0.7, 1e-15, "I_0.3(1, 3)");
+
+  is_double (dist_t_cdf (2.0, 10), 0.96330598261462981719, 1e-15, "t cdf 2, df 10");
+  is_double (dist_t_cdf (-1.5, 3.7), 0.1067990846010067653, 1e-15, "t cdf -1.5, df 3.7");
+  is_double (dist_t_cdf (12.706204736174707, 1), 0.97500000000000000379, 1e-15,
+             "t cdf at the 97.5% point, df 1 (Cauchy)");
+  /* df 2: F(t) = 1/2 + t / (2 sqrt(2 + t^2)); at 0.5, 2/3.  */
+  is_double (dist_t_cdf (0.5, 2), 2.0 / 3, 1e-15, "t cdf 0.5, df 2");
+  is_relative (dist_t_cdf (-40, 5), 9.2059810858864771776e-8, 1e-12, "t cdf -40, df 5 (tail)");
+  is_double (dist_t_cdf (1.0, 250.5), 0.84086225290236927715, 1e-14, "t cdf 1, df 250.5");
+  is_double (dist_t_two_sided_p (3.0, 7.3), 0.018980551023133506311, 1e-15, "two-sided p, t 3, df 7.3");
+  is_double (dist_t_two_sided_p (0, 4), 1, 0, "two-sided p of t = 0 is 1");
+
+  /* Welch: {1..5} against {2,4,...,12}: t = -2.3763541, df = 6.9722557.  */
+  double a[] = { 1, 2, 3, 4, 5 }, b[] = { 2, 4, 6, 8, 10, 12 };
+  double ma = stats_mean (a, 5), mb = stats_mean (b, 6);
+  is_double (stats_welch_p (ma, stats_sd (a, 5, ma), 5, mb, stats_sd (b, 6, mb), 6),
+             0.049284338206730520766, 1e-14, "Welch p-value");
+  ok (isnan (stats_welch_p (1, 0, 3, 1, 0, 3)), "Welch p-value of two constant samples is NaN");
+}
+
+static void
+test_moments (void)
+{
+  /* Mean 5, squared deviations sum to 32: sd = sqrt(32/7).  */
+  double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+  double m = stats_mean (x, 8);
+  is_double (m, 5, 0, "mean of 2,4,4,4,5,5,7,9");
+  is_double (stats_sd (x, 8, m), sqrt (32.0 / 7), 1e-15, "sd of 2,4,4,4,5,5,7,9");
+
+  /* 1e15 + {4, 7, 13, 16}: deviations -6,-3,3,6 so sd = sqrt(90/3);
+     a one-pass sum of squares (1e30) would lose all of it.  */
+  double big[] = { 1e15 + 4, 1e15 + 7, 1e15 + 13, 1e15 + 16 };
+  m = stats_mean (big, 4);
+  is_double (m, 1e15 + 10, 0, "mean with offset 1e15");
+  is_double (stats_sd (big, 4, m), sqrt (30), 1e-15, "sd with offset 1e15");
+  double nine[] = { 1e9 + 0.5, 1e9 + 1.5, 1e9 + 2.5 };
+  m = stats_mean (nine, 3);
+  is_double (stats_sd (nine, 3, m), 1, 1e-15, "sd of 1e9 + 0.5, 1.5, 2.5");
+  ok (isnan (stats_sd (x, 1, x[0])), "sd of one value is NaN");
+  ok (isnan (stats_mean (x, 0)), "mean of nothing is NaN");
+}
+
+static void
+test_quantiles (void)
+{
+  double even[] = { 4, 1, 3, 2 };
+  is_double (stats_median (even, 4), 2.5, 0, "median of 4 values is the mean of the middle two");
+  double odd[] = { 3, 1, 2 };
+  is_double (stats_median (odd, 3), 2, 0, "median of 3 values");
+  double one[] = { 7 };
+  is_double (stats_median (one, 1), 7, 0, "median of one value");
+
+  /* numpy.percentile([15, 20, 35, 40, 50], [0, 40, 50, 100]).  */
+  double y[] = { 50, 20, 40, 15, 35 };
+  double p[] = { 0.4, 1, 0, 0.5 }, q[4];
+  stats_quantiles (y, 5, p, 4, q);
+  is_double (q[0], 29, 1e-15, "40th percentile interpolates: 20 + 0.6 * 15");
+  is_double (q[1], 50, 0, "100th percentile is the max");
+  is_double (q[2], 15, 0, "0th percentile is the min");
+  is_double (q[3], 35, 0, "50th percentile of odd count");
+
+  double ten[10];
+  for (int i = 0; i < 10; i++)
+    ten[9 - i] = i + 1;
+  double p5[] = { 0.05, 0.95 }, q5[2];
+  stats_quantiles (ten, 10, p5, 2, q5);
+  is_double (q5[0], 1.45, 1e-15, "5th percentile of 1..10 is 1.45");
+  is_double (q5[1], 9.55, 1e-14, "95th percentile of 1..10 is 9.55");
+  double sorted[] = { 1, 2, 3, 4 };
+  is_double (stats_quantile_sorted (sorted, 4, 0.25), 1.75, 0, "quantile 0.25 of sorted 1..4");
+
+  /* Selection agrees with sorting, duplicates included.  */
+  struct rng rng;
+  rng_seed (&rng, 42);
+  enum { N = 1001 };
+  static double data[N], copy[N];
+  for (int i = 0; i < N; i++)
+    data[i] = (double) rng_below (&rng, 50);
+  memcpy (copy, data, sizeof data);
+  stats_sort (copy, N);
+  bool same = true;
+  for (size_t k = 0; k < N; k += 37)
+    {
+      double work[N];
+      memcpy (work, data, sizeof data);
+      same &= stats_select (work, N, k) == copy[k];
+    }
+  ok (same, "selection of every 37th rank matches sorting (with ties)");
+  double probs[] = { 0.999, 0.001, 0.5, 0.25, 0.75, 0.123 }, got[6];
+  double work[N];
+  memcpy (work, data, sizeof data);
+  stats_quantiles (work, N, probs, 6, got);
+  same = true;
+  for (int i = 0; i < 6; i++)
+    same &= got[i] == stats_quantile_sorted (copy, N, probs[i]);
+  ok (same, "stats_quantiles matches quantiles of the sorted data");
+}
+
+static double
+normal (struct rng *rng)
+{
+  /* Box-Muller; 1 - u keeps the logarithm finite.  */
+  double u = 1 - rng_uniform (rng), v = rng_uniform (rng);
+  return sqrt (-2 * log (u)) * cos (2 * M_PI * v);
+}
+
+static void
+test_bootstrap (void)
+{
+  struct rng rng;
+  double low, high;
+  struct bootstrap_config pct = { BOOTSTRAP_PERCENTILE, 0.95, 10000 };
+  struct bootstrap_config bca = { BOOTSTRAP_BCA, 0.95, 10000 };
+  double one[] = { 3 }, same[] = { 2, 2, 2, 2 };
+
+  rng_seed (&rng, 1);
+  ok (!bootstrap_ci (&pct, BOOTSTRAP_MEAN, one, 1, &rng, &low, &high) && isnan (low),
+      "no interval for one value");
+  ok (!bootstrap_ci (&bca, BOOTSTRAP_MEDIAN, same, 4, &rng, &low, &high) && isnan (high),
+      "no interval for constant data");
+  struct bootstrap_config none = { BOOTSTRAP_PERCENTILE, 0.95, 0 };
+  ok (!bootstrap_ci (&none, BOOTSTRAP_MEAN, same, 4, &rng, &low, &high),
+      "no interval without resamples");
+
+  enum { N = 10000 };
+  static double x[N];
+  rng_seed (&rng, 2);
+  for (int i = 0; i < N; i++)
+    x[i] = 100 + 5 * normal (&rng);
+  double m = stats_mean (x, N), se = stats_sd (x, N, m) / sqrt (N);
+  rng_seed (&rng, 3);
+  bootstrap_ci (&pct, BOOTSTRAP_MEAN, x, N, &rng, &low, &high);
+  /* The normal-theory half width is 1.96 se; allow a few percent.  */
+  is_double ((high - low) / 2, 1.959964 * se, 0.04 * 1.959964 * se,
+             "percentile CI of the mean: half width 1.96 se within 4%");
+  is_double ((high + low) / 2, m, 0.1 * se, "percentile CI of the mean is centred on it");
+  double blow, bhigh;
+  rng_seed (&rng, 3);
+  bootstrap_ci (&bca, BOOTSTRAP_MEAN, x, N, &rng, &blow, &bhigh);
+  ok (fabs (blow - low) < 0.05 * (high - low) && fabs (bhigh - high) < 0.05 * (high - low),
+      "BCa equals percentile for symmetric data within Monte-Carlo error");
+
+  /* Narrower with more data: n = 100 against n = 10000.  */
+  double small_low, small_high;
+  rng_seed (&rng, 3);
+  bootstrap_ci (&pct, BOOTSTRAP_MEAN, x, 100, &rng, &small_low, &small_high);
+  ok (small_high - small_low > 5 * (high - low), "CI narrows as n grows (ratio ~10)");
+
+  /* Same stream, same interval.  */
+  double again_low, again_high;
+  rng_seed (&rng, 3);
+  bootstrap_ci (&pct, BOOTSTRAP_MEAN, x, N, &rng, &again_low, &again_high);
+  ok (again_low == low && again_high == high, "same seed gives the same interval");
+
+  /* The median of symmetric data: BCa and percentile agree, and the
+     interval holds the sample median.  */
+  rng_seed (&rng, 4);
+  bootstrap_ci (&pct, BOOTSTRAP_MEDIAN, x, 1000, &rng, &low, &high);
+  rng_seed (&rng, 4);
+  bootstrap_ci (&bca, BOOTSTRAP_MEDIAN, x, 1000, &rng, &blow, &bhigh);
+  double med = bootstrap_statistic (BOOTSTRAP_MEDIAN, x, 1000);
+  ok (low < med && med < high, "percentile CI of the median holds the median");
+  ok (fabs (blow - low) < 0.15 * (high - low) && fabs (bhigh - high) < 0.15 * (high - low),
+      "BCa median interval close to percentile for symmetric data");
+
+  /* Right-skewed data (exponential): BCa moves the interval of the mean
+     to the right of the percentile one, as the bias and skew demand.  */
+  static double e[200];
+  rng_seed (&rng, 5);
+  for (int i = 0; i < 200; i++)
+    e[i] = -log (1 - rng_uniform (&rng));
+  rng_seed (&rng, 6);
+  bootstrap_ci (&pct, BOOTSTRAP_MEAN, e, 200, &rng, &low, &high);
+  rng_seed (&rng, 6);
+  bootstrap_ci (&bca, BOOTSTRAP_MEAN, e, 200, &rng, &blow, &bhigh);
+  ok (blow > low && bhigh > high, "BCa shifts a skewed mean's interval right");
+
+  /* Ratio of means: NUM is DEN scaled by 2 plus noise.  */
+  static double num[500], den[500];
+  rng_seed (&rng, 7);
+  for (int i = 0; i < 500; i++)
+    {
+      den[i] = 10 + normal (&rng);
+      num[i] = 20 + 2 * normal (&rng);
+    }
+  rng_seed (&rng, 8);
+  bool found = bootstrap_ratio_ci (&bca, num, 500, den, 500, &rng, &low, &high);
+  double ratio = stats_mean (num, 500) / stats_mean (den, 500);
+  ok (found && low < ratio && ratio < high && high - low < 0.1 && high - low > 0.02,
+      "ratio-of-means CI holds the ratio %g with width ~4 se: [%g, %g]", ratio, low, high);
+  rng_seed (&rng, 8);
+  ok (!bootstrap_ratio_ci (&pct, num, 1, den, 500, &rng, &low, &high),
+      "no ratio interval when a sample has one value");
+}
+
+int
+main (void)
+{
+  test_normal ();
+  test_beta_and_t ();
+  test_moments ();
+  test_quantiles ();
+  test_bootstrap ();
+  tap_plan (tap_count);        /* a trailing plan: TAP allows it */
+  return done_testing ();
+}
