@@ -1,0 +1,235 @@
+/* gpu-cuda.cu -- gpu.h over the CUDA runtime: device choice, error checks,
+   the GPU receipt and raw copy bandwidth.  */
+#include <config.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+/* The C headers use C11's _Noreturn, which C++ spells differently.  */
+#define _Noreturn __attribute__ ((noreturn))
+extern "C" {
+#include "system.h"
+#include "die.h"
+#include "options.h"
+}
+#include "gpu.h"
+
+int
+gpu_require (void)
+{
+  int count = 0;
+  /* No driver, a driver too old, or CUDA_VISIBLE_DEVICES hiding every
+     device all mean the same to the user: nothing to run on.  */
+  if (cudaGetDeviceCount (&count) != cudaSuccess || count <= 0)
+    {
+      cudaGetLastError ();
+      die (EXIT_UNAVAILABLE, 0, "no CUDA device available");
+    }
+  return count;
+}
+
+int
+gpu_default_device (void)
+{
+  return (int) options_env_uint ("LOCAL_RANK", 0, GPU_DEVICE_MAX);
+}
+
+void
+gpu_check_status (int status, const char *call)
+{
+  if (status == (int) cudaSuccess)
+    return;
+  /* "cudaMemcpyAsync (dst, ...)" reads best as "cudaMemcpyAsync".  */
+  int len = (int) strcspn (call, " (");
+  die (EXIT_SOFTWARE, 0, "%.*s: %s", len, call,
+       cudaGetErrorString ((cudaError_t) status));
+}
+
+void
+gpu_check_launch (const char *what)
+{
+  cudaError_t err = cudaGetLastError ();
+  if (err != cudaSuccess)
+    die (EXIT_SOFTWARE, 0, "%s: %s", what, cudaGetErrorString (err));
+}
+
+void
+gpu_select (int device)
+{
+  int count = gpu_require ();
+  if (device < 0 || device >= count)
+    die (EXIT_UNAVAILABLE, 0, "CUDA device %d does not exist (%d available)",
+         device, count);
+  GPU_CHECK (cudaSetDevice (device));
+}
+
+static void
+version_text (char *buf, size_t size, int version)
+{
+  if (version > 0)
+    snprintf (buf, size, "%d.%d", version / 1000, version % 1000 / 10);
+}
+
+/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..."
+   or "... UNIX Open Kernel Module for x86_64  580.159.04  Release Build":
+   the first word after "Module" made of digits and dots.  */
+static void
+read_driver_version (char *buf, size_t size)
+{
+  FILE *f = fopen ("/proc/driver/nvidia/version", "r");
+  if (!f)
+    return;
+  char line[512];
+  char *p = fgets (line, sizeof line, f) ? strstr (line, "Module") : NULL;
+  fclose (f);
+  while (p && *p)
+    {
+      p += strcspn (p, " \t\n");
+      p += strspn (p, " \t\n");
+      size_t len = strcspn (p, " \t\n");
+      if (len && isdigit ((unsigned char) *p) && strspn (p, "0123456789.") == len
+          && memchr (p, '.', len))
+        {
+          snprintf (buf, size, "%.*s", (int) len, p);
+          return;
+        }
+    }
+}
+
+/* sysfs speaks of transfer rates; the generation is the nicer name.  */
+static const struct
+{
+  double gts;
+  int gen;
+} pcie_rates[] = {
+  { 2.5, 1 }, { 5.0, 2 }, { 8.0, 3 }, { 16.0, 4 }, { 32.0, 5 }, { 64.0, 6 },
+  { 128.0, 7 },
+};
+
+static int
+read_sysfs_int (const char *bus_id, const char *attr, bool speed)
+{
+  char path[256];
+  snprintf (path, sizeof path, "/sys/bus/pci/devices/%s/%s", bus_id, attr);
+  FILE *f = fopen (path, "r");
+  if (!f)
+    return 0;
+  double value = 0;
+  int ok = fscanf (f, "%lf", &value);
+  fclose (f);
+  if (ok != 1 || value <= 0)
+    return 0;
+  if (!speed)
+    return (int) value;
+  for (size_t i = 0; i < ARRAY_SIZE (pcie_rates); i++)
+    if (value > pcie_rates[i].gts - 0.1 && value < pcie_rates[i].gts + 0.1)
+      return pcie_rates[i].gen;
+  return 0;
+}
+
+void
+gpu_describe (int device, struct gpu_info *info)
+{
+  memset (info, 0, sizeof *info);
+  info->device = device;
+
+  cudaDeviceProp prop;
+  GPU_CHECK (cudaGetDeviceProperties (&prop, device));
+  snprintf (info->name, sizeof info->name, "%s", prop.name);
+  info->memory_bytes = prop.totalGlobalMem;
+
+  int major = 0, minor = 0, sms = 0;
+  GPU_CHECK (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, device));
+  GPU_CHECK (cudaDeviceGetAttribute (&minor, cudaDevAttrComputeCapabilityMinor, device));
+  GPU_CHECK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device));
+  snprintf (info->capability, sizeof info->capability, "%d.%d", major, minor);
+  info->multiprocessors = sms;
+
+  int version = 0;
+  if (cudaDriverGetVersion (&version) == cudaSuccess)
+    version_text (info->driver_cuda, sizeof info->driver_cuda, version);
+  if (cudaRuntimeGetVersion (&version) == cudaSuccess)
+    version_text (info->runtime_cuda, sizeof info->runtime_cuda, version);
+  read_driver_version (info->driver, sizeof info->driver);
+
+  /* sysfs names the function in lower case; the runtime in upper case.  */
+  char bus[sizeof info->pci_bus_id];
+  if (cudaDeviceGetPCIBusId (bus, (int) sizeof bus, device) == cudaSuccess)
+    {
+      for (char *p = bus; *p; p++)
+        *p = (char) tolower ((unsigned char) *p);
+      snprintf (info->pci_bus_id, sizeof info->pci_bus_id, "%s", bus);
+      info->pcie_gen = read_sysfs_int (bus, "current_link_speed", true);
+      info->pcie_width = read_sysfs_int (bus, "current_link_width", false);
+      info->pcie_max_gen = read_sysfs_int (bus, "max_link_speed", true);
+      info->pcie_max_width = read_sysfs_int (bus, "max_link_width", false);
+      if (info->pcie_gen && info->pcie_width)
+        snprintf (info->pcie, sizeof info->pcie, "gen%d x%d",
+                  info->pcie_gen, info->pcie_width);
+    }
+  cudaGetLastError ();
+}
+
+double
+gpu_raw_copy_gbps (enum gpu_copy_direction direction, bool pinned,
+                   size_t bytes, unsigned repeats)
+{
+  if (bytes == 0 || repeats == 0)
+    die (EXIT_SOFTWARE, 0, "gpu_raw_copy_gbps: nothing to copy");
+
+  void *device_buf, *host_buf;
+  GPU_CHECK (cudaMalloc (&device_buf, bytes));
+  GPU_CHECK (cudaMemset (device_buf, 0x5a, bytes));
+  if (pinned)
+    GPU_CHECK (cudaHostAlloc (&host_buf, bytes, cudaHostAllocDefault));
+  else
+    host_buf = xmalloc (bytes);
+  /* Fault every page in first: the limit, not the page faults, is wanted.  */
+  memset (host_buf, 0xa5, bytes);
+
+  cudaStream_t stream;
+  cudaEvent_t start, stop;
+  GPU_CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  GPU_CHECK (cudaEventCreate (&start));
+  GPU_CHECK (cudaEventCreate (&stop));
+
+  bool d2h = direction == GPU_DEVICE_TO_HOST;
+  void *dst = d2h ? host_buf : device_buf;
+  const void *src = d2h ? device_buf : host_buf;
+  cudaMemcpyKind kind = d2h ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+
+  std::vector<double> gbps;
+  const unsigned warmup = 3;
+  for (unsigned i = 0; i < warmup + repeats; i++)
+    {
+      GPU_CHECK (cudaEventRecord (start, stream));
+      GPU_CHECK (cudaMemcpyAsync (dst, src, bytes, kind, stream));
+      GPU_CHECK (cudaEventRecord (stop, stream));
+      GPU_CHECK (cudaEventSynchronize (stop));
+      float ms = 0;
+      GPU_CHECK (cudaEventElapsedTime (&ms, start, stop));
+      if (i >= warmup && ms > 0)
+        gbps.push_back ((double) bytes / (ms * 1e6));
+    }
+
+  GPU_CHECK (cudaEventDestroy (start));
+  GPU_CHECK (cudaEventDestroy (stop));
+  GPU_CHECK (cudaStreamDestroy (stream));
+  GPU_CHECK (cudaFree (device_buf));
+  if (pinned)
+    GPU_CHECK (cudaFreeHost (host_buf));
+  else
+    free (host_buf);
+
+  if (gbps.empty ())
+    return 0;
+  std::sort (gbps.begin (), gbps.end ());
+  size_t n = gbps.size ();
+  return n % 2 ? gbps[n / 2] : (gbps[n / 2 - 1] + gbps[n / 2]) / 2;
+}

@@ -1,0 +1,105 @@
+/* gpu-none.c -- gpu.h and overlap.h for a build without CUDA: every entry
+   point says so and exits with EXIT_UNAVAILABLE, before any work is done.  */
+#include "system.h"
+#include "die.h"
+#include "gpu.h"
+#include "overlap.h"
+
+static _Noreturn void
+no_cuda (void)
+{
+  die (EXIT_UNAVAILABLE, 0, "built without CUDA support");
+}
+
+int
+gpu_require (void)
+{
+  no_cuda ();
+}
+
+int
+gpu_default_device (void)
+{
+  no_cuda ();
+}
+
+void
+gpu_select (int device)
+{
+  no_cuda ();
+}
+
+void
+gpu_check_status (int status, const char *call)
+{
+  no_cuda ();
+}
+
+void
+gpu_check_launch (const char *what)
+{
+  no_cuda ();
+}
+
+void
+gpu_describe (int device, struct gpu_info *info)
+{
+  no_cuda ();
+}
+
+double
+gpu_raw_copy_gbps (enum gpu_copy_direction direction, bool pinned,
+                   size_t bytes, unsigned repeats)
+{
+  no_cuda ();
+}
+
+struct overlap *
+overlap_open (int device, unsigned matrix_size, uint64_t seed)
+{
+  no_cuda ();
+}
+
+void
+overlap_close (struct overlap *ov)
+{
+  no_cuda ();
+}
+
+unsigned
+overlap_calibrate (struct overlap *ov, double target_ms)
+{
+  no_cuda ();
+}
+
+void
+overlap_set_iterations (struct overlap *ov, unsigned iterations)
+{
+  no_cuda ();
+}
+
+void
+overlap_check_compute (struct overlap *ov)
+{
+  no_cuda ();
+}
+
+void
+overlap_load (struct overlap *ov, uint64_t total_bytes, size_t num_tensors,
+              uint64_t seed)
+{
+  no_cuda ();
+}
+
+void
+overlap_validate (struct overlap *ov, enum overlap_method method)
+{
+  no_cuda ();
+}
+
+void
+overlap_run_block (struct overlap *ov, const int *methods, size_t nmethods,
+                   uint64_t shuffle_seed, struct overlap_block *block)
+{
+  no_cuda ();
+}

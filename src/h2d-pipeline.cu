@@ -1,0 +1,1 @@
+/* h2d-check's pipeline lands here */
