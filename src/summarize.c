@@ -224,8 +224,15 @@ first_header (struct summary_data *d, struct summarize_reader *r,
 
   if (o->value)
     for (size_t i = 0; i < o->nvalue; i++)
-      add_value (d, o->value[i], require_column (r, "--value", o->value[i]), 0,
-                 false, true);
+      {
+        /* A --ratio column may be named in --value too; it is added below. */
+        bool is_ratio = false;
+        for (size_t k = 0; k < o->nratio; k++)
+          is_ratio |= STREQ (o->value[i], o->ratio[k]);
+        if (!is_ratio)
+          add_value (d, o->value[i], require_column (r, "--value", o->value[i]), 0,
+                     false, true);
+      }
   else
     for (size_t i = 0; i < r->ncolumns; i++)
       if (!is_group_column (d, r, i))

@@ -530,3 +530,12 @@ EOF
   echo "BCa median, 10,000 resamples of 1,000 values: ${ms} ms" >&2
   [ "$ms" -lt 1000 ]
 }
+
+@test "--value may name a --ratio column, which is then summarized alone" {
+  run bench-summarize --format csv --resamples 0 --ratio serialized_ms/concurrent_ms \
+    --value serialized_ms/concurrent_ms "$top_srcdir/tests/data/overlap.csv"
+  assert_status 0
+  [ "${lines[0]}" = "column,n,missing,mean,sd,se,min,median,max,ci_low,ci_high,p5,p95" ]
+  [ "${#lines[@]}" -eq 2 ]
+  [[ "${lines[1]}" == serialized_ms/concurrent_ms,6,0,1.475,* ]]
+}
