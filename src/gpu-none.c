@@ -103,3 +103,70 @@ overlap_run_block (struct overlap *ov, const int *methods, size_t nmethods,
 {
   no_cuda ();
 }
+
+/* ======================================================================
+   h2d-pipeline.h without CUDA (h2d-check's section).  h2d-check calls
+   gpu_require first, so none of these is reached in practice.
+   ====================================================================== */
+#include "h2d-pipeline.h"
+
+struct h2d_pipeline *
+h2d_pipeline_open (unsigned inflight, bool verify)
+{
+  no_cuda ();
+}
+
+void
+h2d_pipeline_close (struct h2d_pipeline *pipe)
+{
+  no_cuda ();
+}
+
+bool
+h2d_pipeline_register (struct h2d_pipeline *pipe, void *base, uint64_t bytes,
+                       char *why, size_t why_size)
+{
+  no_cuda ();
+}
+
+void
+h2d_pipeline_unregister (struct h2d_pipeline *pipe, void *base)
+{
+  no_cuda ();
+}
+
+unsigned
+h2d_pipeline_pending (const struct h2d_pipeline *pipe)
+{
+  no_cuda ();
+}
+
+unsigned
+h2d_pipeline_inflight (const struct h2d_pipeline *pipe)
+{
+  no_cuda ();
+}
+
+void
+h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item)
+{
+  no_cuda ();
+}
+
+bool
+h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *out)
+{
+  no_cuda ();
+}
+
+uint64_t
+h2d_pipeline_capacity (const struct h2d_pipeline *pipe)
+{
+  no_cuda ();
+}
+
+double
+h2d_pipeline_raw_gbps (const void *host, uint64_t bytes, unsigned repeats)
+{
+  no_cuda ();
+}

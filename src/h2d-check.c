@@ -1,0 +1,423 @@
+/* h2d-check -- the GPU consumer: copy every item the handle rows name from
+   its arena to the GPU, release its space as soon as the copy is done,
+   check every element on the GPU, print receipts. */
+#include "system.h"
+#include "arena.h"
+#include "clock.h"
+#include "close-stdout.h"
+#include "consumer.h"
+#include "die.h"
+#include "gpu.h"
+#include "h2d-pipeline.h"
+#include "machine.h"
+#include "options.h"
+
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Copies per --calibrate figure, after gpu_raw_copy_gbps's warm-up.  */
+#define CALIBRATE_REPEATS 31
+
+enum
+{
+  OPT_DEVICE = OPTION_FIRST_PRIVATE, OPT_INFLIGHT, OPT_WARMUP_EPOCHS, OPT_REPORT,
+  OPT_CALIBRATE, OPT_NO_VERIFY, OPT_REQUIRE_PIN,
+};
+
+static const struct option long_options[] = {
+  { "device", required_argument, NULL, OPT_DEVICE },
+  { "inflight", required_argument, NULL, OPT_INFLIGHT },
+  { "warmup-epochs", required_argument, NULL, OPT_WARMUP_EPOCHS },
+  { "report", required_argument, NULL, OPT_REPORT },
+  { "calibrate", no_argument, NULL, OPT_CALIBRATE },
+  { "no-verify", no_argument, NULL, OPT_NO_VERIFY },
+  { "require-pin", no_argument, NULL, OPT_REQUIRE_PIN },
+  OPTIONS_COMMON_LONG,
+  { NULL, 0, NULL, 0 },
+};
+
+static _Noreturn void
+usage (void)
+{
+  printf ("Usage: %s [OPTION]... < HANDLE-ROWS\n", program_name);
+  fputs ("\
+Read arena-produce's handle rows on stdin, copy every item to the GPU,\n\
+release its arena space once the copy is done, check every element on the\n\
+GPU, and print CSV receipts.\n\
+\n\
+  --device N            CUDA device (default $LOCAL_RANK, else 0)\n\
+  --inflight K          items in flight: copies of later items overlap the\n\
+                        checks of earlier ones (default 2)\n\
+  --warmup-epochs N     leave items of the first N epochs out of the receipts\n\
+                        and the measured window (default 0)\n\
+  --report items|run    a receipt per item (default), or one row per run\n\
+  --calibrate           after the run, add rows with the raw copy bandwidth\n\
+                        of one item from pinned memory, malloc'd memory and\n\
+                        pageable shared memory (implies --report run)\n\
+  --no-verify           copy items without checking their values\n\
+  --require-pin         fail (71) when an arena marked for pinning cannot be\n\
+                        page-locked, instead of copying it pageable\n\
+      --help            display this help and exit\n\
+      --version         output version information and exit\n\
+\n\
+Exit status: 0 success, 1 a value did not match, 64 bad option,\n\
+65 malformed row or foreign, stale or out-of-bounds handle, 66 empty input or\n\
+missing arena, 69 no CUDA device or built without CUDA, 70 CUDA error,\n\
+71 page-locking refused with --require-pin, 74 write error,\n\
+75 truncated stream.\n\
+See h2d-check(1) and arenabench(7).\n", stdout);
+  exit (EXIT_OK);
+}
+
+/* An item between its submission and its retirement.  RELEASE_WHY is set
+   by the release callback, which runs on a CUDA thread and so must not
+   die; the main thread reports it.  */
+struct flight
+{
+  struct consumer_item item;
+  const char *_Atomic release_why;
+};
+
+struct gpu_sink
+{
+  struct h2d_pipeline *pipe;
+  int device;
+  bool verify, require_pin, pin_warned;
+  struct flight *flights;       /* a ring in submission order */
+  unsigned next;
+
+  /* The measured items, for the run report.  */
+  struct run_config config;
+  bool have_config;
+  uint64_t item_bytes;
+  uint64_t items, bytes, wait_ns, h2d_ns, verify_ns;
+  struct gpu_info gpu;
+  struct machine_info host;
+};
+
+static const char *const item_columns[] = {
+  "h2d_ns", "host_wall_ns", "source_pinned", NULL,
+};
+
+/* After the common run columns.  --calibrate's rows fill the same ones.  */
+static const char *const run_columns[] = {
+  "inflight", "wait_s", "h2d_s", "h2d_gib_per_s", "verify_s",
+  "gpu", "driver", "cuda", "pcie", "device", "cpu", "version", NULL,
+};
+
+static bool
+gpu_pin (void *context, struct arena *arena, uint64_t *pin_ns)
+{
+  struct gpu_sink *sink = context;
+  char why[256];
+  uint64_t start = clock_now_ns ();
+  bool ok = h2d_pipeline_register (sink->pipe, arena->base, arena->map_bytes, why, sizeof why);
+  *pin_ns = ok ? clock_now_ns () - start : 0;
+  if (ok)
+    return true;
+  if (sink->require_pin)
+    die (EXIT_OSERR, 0, "arena '%s': cudaHostRegister of %" PRIu64 " bytes: %s",
+         arena->name, arena->map_bytes, why);
+  if (!sink->pin_warned)
+    warn (0, "arena '%s': cudaHostRegister of %" PRIu64 " bytes: %s; copying it pageable",
+          arena->name, arena->map_bytes, why);
+  sink->pin_warned = true;
+  return false;
+}
+
+static void
+gpu_unpin (void *context, struct arena *arena)
+{
+  struct gpu_sink *sink = context;
+  h2d_pipeline_unregister (sink->pipe, arena->base);
+}
+
+/* Runs on a CUDA thread once the item's bytes are on the device.  What
+   consumer_release does, minus dying: see struct flight.  */
+static void
+release_copied (void *arg)
+{
+  struct flight *f = arg;
+  const char *why;
+  if (arena_release (f->item.arena, &f->item.row.handle, &why) != ARENA_OK)
+    atomic_store (&f->release_why, why);
+}
+
+static void
+finish (struct gpu_sink *sink, struct consumer *consumer, const struct h2d_outcome *out)
+{
+  struct flight *f = out->token;
+  const struct consumer_item *item = &f->item;
+  const char *why = atomic_load (&f->release_why);
+  if (why)
+    die (EXIT_DATAERR, 0, "line %zu: arena '%s': %s", item->line, item->row.arena, why);
+  if (item->measured)
+    {
+      sink->items++;
+      sink->bytes += item->row.handle.bytes;
+      sink->wait_ns += item->wait_ns;
+      sink->h2d_ns += out->h2d_ns;
+      sink->verify_ns += out->verify_ns;
+    }
+  struct consumer_result result = {
+    .check = out->check, .verify_ns = out->verify_ns, .extra = out,
+  };
+  consumer_complete (consumer, item, &result);
+}
+
+static bool
+retire_one (struct gpu_sink *sink, struct consumer *consumer, bool wait)
+{
+  struct h2d_outcome out;
+  if (!h2d_pipeline_retire (sink->pipe, wait, &out))
+    return false;
+  finish (sink, consumer, &out);
+  return true;
+}
+
+static void
+gpu_process (void *context, struct consumer *consumer, const struct consumer_item *item)
+{
+  struct gpu_sink *sink = context;
+  struct h2d_pipeline *pipe = sink->pipe;
+  if (!sink->have_config)
+    {
+      sink->config = item->row.config;
+      sink->item_bytes = item->row.handle.bytes;
+      sink->have_config = true;
+    }
+
+  /* Report what has finished, then make room: at most K in flight.  */
+  while (retire_one (sink, consumer, false))
+    continue;
+  if (h2d_pipeline_pending (pipe) == h2d_pipeline_inflight (pipe))
+    retire_one (sink, consumer, true);
+  if (item->row.layout.bytes > h2d_pipeline_capacity (pipe))
+    while (retire_one (sink, consumer, true))
+      continue;
+
+  struct flight *f = &sink->flights[sink->next];
+  sink->next = (sink->next + 1) % h2d_pipeline_inflight (pipe);
+  f->item = *item;
+  atomic_store (&f->release_why, NULL);
+  struct h2d_item work = {
+    .host = item->data,
+    .layout = item->row.layout,
+    .sequence = item->row.sequence,
+    .release = release_copied,
+    .release_arg = f,
+    .token = f,
+  };
+  h2d_pipeline_submit (pipe, &work);
+}
+
+static void
+gpu_flush (void *context, struct consumer *consumer)
+{
+  struct gpu_sink *sink = context;
+  while (retire_one (sink, consumer, true))
+    continue;
+}
+
+static void
+gpu_item_extra (void *context, const struct consumer_item *item,
+                const struct consumer_result *result, struct csv_line *line)
+{
+  const struct h2d_outcome *out = result->extra;
+  csv_line_u64 (line, out->h2d_ns);
+  csv_line_u64 (line, out->done_ns > item->arrive_ns ? out->done_ns - item->arrive_ns : 0);
+  csv_line_u64 (line, item->source_pinned);
+}
+
+static double
+gib_per_s (uint64_t bytes, uint64_t ns)
+{
+  return ns ? (double) bytes / ((double) ns / 1e9) / (1 << 30) : 0;
+}
+
+static void
+put_receipt (const struct gpu_sink *sink, struct csv_line *line)
+{
+  csv_line_str (line, sink->gpu.name);
+  csv_line_str (line, sink->gpu.driver);
+  csv_line_str (line, sink->gpu.runtime_cuda);
+  csv_line_str (line, sink->gpu.pcie);
+  csv_line_u64 (line, (uint64_t) sink->device);
+  csv_line_str (line, sink->host.cpu);
+  csv_line_str (line, sink->host.version);
+}
+
+static void
+gpu_run_extra (void *context, struct csv_line *line)
+{
+  struct gpu_sink *sink = context;
+  csv_line_u64 (line, h2d_pipeline_inflight (sink->pipe));
+  csv_line_fixed (line, (double) sink->wait_ns / 1e9, 6);
+  csv_line_fixed (line, (double) sink->h2d_ns / 1e9, 6);
+  csv_line_fixed (line, gib_per_s (sink->bytes, sink->h2d_ns), 4);
+  if (sink->verify)
+    csv_line_fixed (line, (double) sink->verify_ns / 1e9, 6);
+  else
+    csv_line_empty (line);
+  put_receipt (sink, line);
+}
+
+/* One --calibrate row in the run report's columns (consumer.c writes the
+   header): the configuration with the arm named ARM and no backend,
+   workers or slots; CALIBRATE_REPEATS copies of one item at GBPS, the
+   median rate.  */
+static void
+put_calibration (const struct gpu_sink *sink, struct csv_line *line, const char *arm,
+                 bool pinned, double gbps)
+{
+  uint64_t total = sink->item_bytes * CALIBRATE_REPEATS;
+  double seconds = gbps > 0 ? (double) total / (gbps * 1e9) : 0;
+  double rate = seconds > 0 ? (double) total / seconds / (1 << 30) : 0;
+  const struct run_config *config = &sink->config;
+
+  csv_line_str (line, arm);
+  csv_line_empty (line);                        /* backend */
+  csv_line_u64 (line, pinned);
+  csv_line_u64 (line, config->size_bytes);
+  csv_line_str (line, payload_dtypes[config->dtype].name);
+  csv_line_str (line, payload_kind_names[config->kind]);
+  csv_line_empty (line);                        /* workers */
+  csv_line_empty (line);                        /* slots */
+  csv_line_u64 (line, CALIBRATE_REPEATS);       /* items */
+  csv_line_u64 (line, total);                   /* bytes */
+  csv_line_fixed (line, seconds, 6);
+  csv_line_fixed (line, seconds > 0 ? CALIBRATE_REPEATS / seconds : 0, 2);
+  csv_line_fixed (line, rate, 4);
+  csv_line_empty (line);                        /* cpu_s */
+  csv_line_empty (line);                        /* register_ms */
+  csv_line_empty (line);                        /* mismatches */
+  csv_line_empty (line);                        /* warmup_epochs */
+  csv_line_u64 (line, 1);                       /* inflight */
+  csv_line_empty (line);                        /* wait_s */
+  csv_line_fixed (line, seconds, 6);            /* h2d_s */
+  csv_line_fixed (line, rate, 4);               /* h2d_gib_per_s */
+  csv_line_empty (line);                        /* verify_s */
+  put_receipt (sink, line);
+  csv_line_put (line, stdout);
+}
+
+/* Pageable shared memory, as the arenas are (tmpfs pages, MAP_SHARED),
+   rather than malloc's private anonymous memory, which may sit in huge
+   pages: a memfd leaves no name in /dev/shm.  */
+static double
+shm_raw_gbps (uint64_t bytes)
+{
+  int fd = memfd_create ("h2d-check-calibrate", MFD_CLOEXEC);
+  if (fd < 0)
+    die (EXIT_OSERR, errno, "--calibrate: memfd_create");
+  if (ftruncate (fd, (off_t) bytes) != 0)
+    die (EXIT_OSERR, errno, "--calibrate: ftruncate of %" PRIu64 " bytes", bytes);
+  void *p = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED)
+    die (EXIT_OSERR, errno, "--calibrate: mmap of %" PRIu64 " bytes", bytes);
+  close (fd);
+  memset (p, 0xa5, bytes);
+  double gbps = h2d_pipeline_raw_gbps (p, bytes, CALIBRATE_REPEATS);
+  munmap (p, bytes);
+  return gbps;
+}
+
+static void
+calibrate_rows (const struct gpu_sink *sink)
+{
+  struct csv_line line = { 0 };
+  uint64_t bytes = sink->item_bytes;
+  put_calibration (sink, &line, "raw-pinned", true,
+                   gpu_raw_copy_gbps (GPU_HOST_TO_DEVICE, true, bytes, CALIBRATE_REPEATS));
+  put_calibration (sink, &line, "raw-pageable", false,
+                   gpu_raw_copy_gbps (GPU_HOST_TO_DEVICE, false, bytes, CALIBRATE_REPEATS));
+  put_calibration (sink, &line, "raw-pageable-shm", false, shm_raw_gbps (bytes));
+  csv_line_free (&line);
+}
+
+int
+main (int argc, char **argv)
+{
+  die_set_program_name (argv[0]);
+  atexit (close_stdout);
+  struct consumer_options options = { .verify = true, .report = REPORT_ITEMS };
+  struct gpu_sink gpu = { .device = -1, .verify = true };
+  unsigned inflight = 2;
+  bool calibrate = false, report_given = false;
+  int c;
+  while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
+    switch (c)
+      {
+      case OPT_DEVICE:
+        gpu.device = (int) options_uint ("--device", optarg, 0, GPU_DEVICE_MAX);
+        break;
+      case OPT_INFLIGHT:
+        inflight = options_uint ("--inflight", optarg, 1, H2D_INFLIGHT_MAX);
+        break;
+      case OPT_WARMUP_EPOCHS:
+        options.warmup_epochs = options_uint ("--warmup-epochs", optarg, 0, 1000000);
+        break;
+      case OPT_REPORT:
+        options.report = options_choice ("--report", optarg, report_mode_names);
+        report_given = true;
+        break;
+      case OPT_CALIBRATE:
+        calibrate = true;
+        break;
+      case OPT_NO_VERIFY:
+        options.verify = gpu.verify = false;
+        break;
+      case OPT_REQUIRE_PIN:
+        gpu.require_pin = true;
+        break;
+      case OPTION_HELP:
+        usage ();
+      case OPTION_VERSION:
+        options_version ();
+      default:
+        options_try_help ();
+      }
+  if (optind < argc)
+    {
+      warn (0, "unexpected argument '%s'", argv[optind]);
+      options_try_help ();
+    }
+  if (calibrate)
+    {
+      if (report_given && options.report != REPORT_RUN)
+        die (EXIT_USAGE, 0, "--calibrate writes run-report rows: it needs --report run");
+      options.report = REPORT_RUN;
+    }
+
+  /* Before reading a byte of input: a machine without a GPU says so and
+     leaves stdin to whoever comes next.  */
+  if (gpu.device < 0)
+    gpu.device = gpu_default_device ();
+  gpu_require ();
+  gpu_select (gpu.device);
+  gpu_describe (gpu.device, &gpu.gpu);
+  machine_describe (&gpu.host);
+  gpu.pipe = h2d_pipeline_open (inflight, gpu.verify);
+  gpu.flights = xcalloc (inflight, sizeof *gpu.flights);
+
+  const struct consumer_sink sink = {
+    .context = &gpu,
+    .item_columns = item_columns,
+    .run_columns = run_columns,
+    .pin_column = "register_ms",
+    .pin = gpu_pin,
+    .unpin = gpu_unpin,
+    .process = gpu_process,
+    .flush = gpu_flush,
+    .item_extra = gpu_item_extra,
+    .run_extra = gpu_run_extra,
+  };
+  int status = consumer_run (&options, &sink);
+  if (calibrate)
+    calibrate_rows (&gpu);
+  h2d_pipeline_close (gpu.pipe);
+  free (gpu.flights);
+  return status;
+}

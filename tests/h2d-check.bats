@@ -1,0 +1,248 @@
+#!/usr/bin/env bats
+# h2d-check: options, the no-GPU path, and (on a GPU) every arm checked,
+# a corrupted payload caught, pinning cleaned up, --calibrate's rows.
+
+load test-helper
+
+setup() {
+  common_setup
+}
+
+teardown() {
+  common_teardown
+}
+
+ITEMS_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns,source_pinned'
+RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gib_per_s,cpu_s,register_ms,mismatches,warmup_epochs,inflight,wait_s,h2d_s,h2d_gib_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version'
+
+# What a machine without a usable GPU is told.
+no_gpu_message() {
+  if [ "${ARENABENCH_HAVE_CUDA:-no}" = yes ]; then
+    echo 'h2d-check: no CUDA device available'
+  else
+    echo 'h2d-check: built without CUDA support'
+  fi
+}
+
+# Print column NAME of every data row of the CSV on stdin.
+column() {
+  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+                        { print $c }'
+}
+
+@test "h2d-check --help prints usage and exits 0" {
+  run h2d-check --help
+  assert_status 0
+  [ "${lines[0]}" = 'Usage: h2d-check [OPTION]... < HANDLE-ROWS' ]
+}
+
+@test "h2d-check --version names the package" {
+  run h2d-check --version
+  assert_status 0
+  [ "${lines[0]}" = "h2d-check (arenabench) $ARENABENCH_VERSION" ]
+}
+
+@test "h2d-check rejects bad options with 64 before anything else, reading nothing" {
+  printf 'not,read\n' > "$TMP/input"
+  hint="Try 'h2d-check --help' for more information."
+  while IFS='|' read -r args message with_hint; do
+    expected=$message
+    [ "$with_hint" = hint ] && expected="$expected
+$hint"
+    # shellcheck disable=SC2086
+    run bash -c "h2d-check $args 2>&1; echo \"status \$?\"; cat" < "$TMP/input"
+    assert_output "$expected
+status 64
+not,read" || { echo "args: $args" >&2; return 1; }
+  done <<'TABLE'
+--inflight 0|h2d-check: --inflight: '0' out of range [1, 64]|
+--inflight 65|h2d-check: --inflight: '65' out of range [1, 64]|
+--inflight two|h2d-check: --inflight: invalid number 'two'|
+--device -1|h2d-check: --device: invalid number '-1'|
+--device 1024|h2d-check: --device: '1024' out of range [0, 1023]|
+--warmup-epochs x|h2d-check: --warmup-epochs: invalid number 'x'|
+--report nope|h2d-check: --report: invalid choice 'nope' (choose from 'items', 'run')|
+--report items --calibrate|h2d-check: --calibrate writes run-report rows: it needs --report run|
+extra|h2d-check: unexpected argument 'extra'|hint
+--bogus|h2d-check: unrecognized option '--bogus'|hint
+--inflight|h2d-check: option '--inflight' requires an argument|hint
+TABLE
+}
+
+@test "h2d-check without a GPU exits 69 and leaves stdin unread" {
+  printf 'arena,backend\nleft,for-the-next-reader\n' > "$TMP/input"
+  run env CUDA_VISIBLE_DEVICES=-1 bash -c 'h2d-check --report run 2>&1; echo "status $?"; cat' < "$TMP/input"
+  assert_output "$(no_gpu_message)
+status 69
+arena,backend
+left,for-the-next-reader"
+}
+
+@test "h2d-check takes a malformed LOCAL_RANK as a usage error (CUDA build)" {
+  if [ "${ARENABENCH_HAVE_CUDA:-no}" != yes ]; then
+    run env LOCAL_RANK=x h2d-check < /dev/null
+    assert_status 69
+    assert_output 'h2d-check: built without CUDA support'
+    return
+  fi
+  run env LOCAL_RANK=x h2d-check < /dev/null
+  assert_status 64
+  assert_output "h2d-check: LOCAL_RANK: invalid number 'x'"
+}
+
+# ---- on a GPU ---------------------------------------------------------------
+
+@test "h2d-check: all four arms pass, with exact receipt columns" {
+  require_gpu
+  for backend in pool ring; do
+    for pin in 0 1; do
+      flag=; [ "$pin" = 1 ] && flag=--pin
+      run bash -c "set -o pipefail; arena-produce --backend $backend $flag --size 1MiB \
+                   --items 6 --epochs 2 --workers 2 --slots 3 | h2d-check --warmup-epochs 1"
+      assert_status 0 || { echo "$backend pin=$pin" >&2; return 1; }
+      [ "${lines[0]}" = "$ITEMS_HEADER" ]
+      [ "${#lines[@]}" -eq 13 ]      # 2 workers x 6 items of the measured epoch
+      arm=$backend-$([ "$pin" = 1 ] && echo pinned || echo pageable)
+      [ "$(printf '%s\n' "$output" | column arm | sort -u)" = "$arm" ]
+      [ "$(printf '%s\n' "$output" | column epoch | sort -u)" = 1 ]
+      [ "$(printf '%s\n' "$output" | column mismatches | sort -u)" = 0 ]
+      [ "$(printf '%s\n' "$output" | column source_pinned | sort -u)" = "$pin" ]
+      [ "$(printf '%s\n' "$output" | column sequence | sort -n | tr '\n' ' ')" = \
+        '12 13 14 15 16 17 18 19 20 21 22 23 ' ]
+      for c in h2d_ns verify_ns host_wall_ns; do
+        [ "$(printf '%s\n' "$output" | column $c | awk '$1 <= 0' | wc -l)" -eq 0 ]
+      done
+      assert_no_shm_leak
+    done
+  done
+}
+
+@test "h2d-check checks every dtype and kind, odd sizes, any --inflight" {
+  require_gpu
+  while read -r dtype kind size inflight; do
+    run bash -c "set -o pipefail; arena-produce --dtype $dtype --kind $kind --size $size \
+                 --items 5 --pin | h2d-check --inflight $inflight --report run"
+    assert_status 0 || { echo "$dtype $kind $size $inflight" >&2; return 1; }
+    [ "$(printf '%s\n' "$output" | column mismatches)" = 0 ]
+    [ "$(printf '%s\n' "$output" | column items)" = 5 ]
+    [ "$(printf '%s\n' "$output" | column inflight)" = "$inflight" ]
+  done <<'TABLE'
+fp32 tensor 8MiB 2
+fp16 tensor 1000003 1
+uint8 tensor 77 3
+fp32 nested 1000001 2
+fp16 nested 65536 8
+uint8 nested 1 2
+TABLE
+  assert_no_shm_leak
+}
+
+# Start a producer of ITEMS items (no more than its slots, so it writes
+# every row at once) into $TMP/rows.csv in the background and wait for
+# all its rows; sets PRODUCER.  It exits once a consumer releases them.
+produce_in_background() {
+  local items=$1 want=$(($1 + 1))
+  shift
+  arena-produce --items "$items" "$@" --timeout 60 > "$TMP/rows.csv" &
+  PRODUCER=$!
+  for _ in $(seq 200); do
+    [ "$(wc -l < "$TMP/rows.csv")" -ge "$want" ] && return 0
+    sleep 0.05
+  done
+  echo "arena-produce wrote no rows" >&2
+  return 1
+}
+
+# Overwrite element INDEX of the first item's first leaf with 1.5 (fp32).
+corrupt_first_item() {
+  local index=$1 arena offset
+  arena=$(column arena < "$TMP/rows.csv" | head -n 1)
+  offset=$(column offset < "$TMP/rows.csv" | head -n 1)
+  printf '\000\000\300\077' | dd of="/dev/shm$arena" bs=1 seek=$((offset + 4 * index)) \
+    conv=notrunc status=none
+}
+
+@test "h2d-check catches a corrupted payload on the GPU: exit 1 and the message" {
+  require_gpu
+  for pin in '' --pin; do
+    produce_in_background 2 --size 64KiB $pin
+    corrupt_first_item 1000
+    run bash -c 'h2d-check 2>&1 >/dev/null' < "$TMP/rows.csv"
+    wait "$PRODUCER"   # exits 0: every item was released
+    assert_status 1
+    # Element 1000 of sequence 0, leaf 0 holds 1000 % 251 = 247.
+    assert_output 'h2d-check: line 2: sequence 0 leaf 0 index 1000: expected 247, found 1.5 (1 mismatched elements in the item)'
+  done
+  assert_no_shm_leak
+}
+
+@test "h2d-check --no-verify copies without checking, so corruption passes" {
+  require_gpu
+  produce_in_background 2 --size 64KiB
+  corrupt_first_item 7
+  run h2d-check --no-verify < "$TMP/rows.csv"
+  wait "$PRODUCER"
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column verify_ns | sort -u)" = '' ]
+  [ "$(printf '%s\n' "$output" | column mismatches | sort -u)" = '' ]
+  assert_no_shm_leak
+}
+
+@test "h2d-check registers pinned arenas, times it apart, and leaves /dev/shm clean" {
+  require_gpu
+  run bash -c 'set -o pipefail; arena-produce --pin --workers 3 --size 4MiB --items 4 \
+               | h2d-check --report run'
+  assert_status 0
+  [ "${lines[0]}" = "$RUN_HEADER" ]
+  register_ms=$(printf '%s\n' "$output" | column register_ms)
+  awk -v v="$register_ms" 'BEGIN { exit !(v > 0) }'
+  run bash -c 'set -o pipefail; arena-produce --size 4MiB --items 4 | h2d-check --report run'
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column register_ms)" = '' ]
+  assert_no_shm_leak
+}
+
+@test "h2d-check --calibrate adds its raw rows under the run report's header" {
+  require_gpu
+  run bash -c 'set -o pipefail; arena-produce --pin --size 8MiB --items 8 --epochs 2 \
+               | h2d-check --warmup-epochs 1 --calibrate'
+  assert_status 0
+  [ "${lines[0]}" = "$RUN_HEADER" ]
+  [ "${#lines[@]}" -eq 5 ]
+  [ "$(printf '%s\n' "$output" | column arm | tr '\n' ' ')" = \
+    'pool-pinned raw-pinned raw-pageable raw-pageable-shm ' ]
+  [ "$(printf '%s\n' "$output" | column pinned | tr '\n' ' ')" = '1 1 0 0 ' ]
+  [ "$(printf '%s\n' "$output" | column size_bytes | sort -u)" = 8388608 ]
+  # Every row as wide as the header; every rate positive.
+  [ "$(printf '%s\n' "$output" | awk -F, '{ print NF }' | sort -u | wc -l)" -eq 1 ]
+  [ "$(printf '%s\n' "$output" | column gib_per_s | awk '!($1 > 0)' | wc -l)" -eq 0 ]
+  [ "$(printf '%s\n' "$output" | column items | tr '\n' ' ')" = '8 31 31 31 ' ]
+}
+
+@test "h2d-check on a GPU: empty input is 66, a device it lacks is 69" {
+  require_gpu
+  run h2d-check < /dev/null
+  assert_status 66
+  assert_output 'h2d-check: stdin: no handle rows (empty input)'
+  count=$(nvidia-smi -L | grep -c '^GPU')
+  run h2d-check --device "$count" < /dev/null
+  assert_status 69
+  assert_output "h2d-check: CUDA device $count does not exist ($count available)"
+}
+
+@test "h2d-check(1) examples run" {
+  require_gpu
+  run bash -c 'arena-produce --backend ring --pin --size 8MiB --items 64 --epochs 2 \
+               | h2d-check --warmup-epochs 1 --report run'
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column items)" = 64 ]
+  run bash -c 'arena-produce --workers 4 --pin --size 8MiB --items 64 --epochs 2 \
+               | h2d-check --warmup-epochs 1 --inflight 4 --calibrate'
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column arm | tr '\n' ' ')" = \
+    'pool-pinned raw-pinned raw-pageable raw-pageable-shm ' ]
+  run bash -c 'arena-produce --size 1MiB --items 3 | h2d-check'
+  assert_status 0
+  [ "${#lines[@]}" -eq 4 ]
+  assert_no_shm_leak
+}
