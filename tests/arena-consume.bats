@@ -1,0 +1,521 @@
+#!/usr/bin/env bats
+# arena-consume: every refusal of bad input, with its exact message and
+# exit status, and the checks that catch corrupt or replayed items.
+
+load test-helper
+
+# assert_no_arena_left (test-helper) counts every arena in /dev/shm, so under
+# 'make -j' an arena of a test file running alongside counts against this
+# one.  This check lists /dev/shm before and after instead, and blames a
+# test only for new arenas whose producer (the PID in the name) is gone.
+shm_snapshot() {
+  ls /dev/shm 2> /dev/null | grep '^arenabench\.' > "$TMP/shm.before" || true
+}
+
+assert_no_arena_left() {
+  local name pid left=
+  for name in $(ls /dev/shm 2> /dev/null | grep '^arenabench\.'); do
+    grep -qxF "$name" "$TMP/shm.before" && continue
+    pid=${name#arenabench.}
+    pid=${pid%%.*}
+    kill -0 "$pid" 2> /dev/null && continue
+    left+=" $name"
+  done
+  if [ -n "$left" ]; then
+    echo "arenas left in /dev/shm:$left" >&2
+    return 1
+  fi
+}
+
+HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns'
+# A well-formed row naming an arena that does not exist: rows are parsed
+# before any arena is opened, so parse errors need no producer.
+FAKE_ROW='/arenabench.1.dead,pool,0,4096,4096,1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000'
+NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
+
+setup() {
+  common_setup
+  shm_snapshot
+  PRODUCERS=()
+  FORGED=
+}
+
+teardown() {
+  local pid
+  for pid in "${PRODUCERS[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  if [ -n "$FORGED" ]; then rm -f "$FORGED"; fi
+  assert_no_arena_left
+  common_teardown
+}
+
+# start_producer ROWS FILE ARGS...: arena-produce ARGS in the background,
+# its rows in FILE; returns once ROWS rows are there.  The consumer fed
+# from FILE unlinks the name; the producer then waits for releases up to
+# its --timeout (teardown ends it in any case).
+start_producer() {
+  local want=$1 file=$2
+  shift 2
+  arena-produce --timeout 10 "$@" > "$file" 2> "$file.err" 3>&- &
+  PRODUCERS+=("$!")
+  PRODUCER=$!
+  local i
+  for i in $(seq 100); do
+    if [ "$(wc -l < "$file")" -gt "$want" ]; then return 0; fi
+    sleep 0.05
+  done
+  echo "producer wrote no $want rows in 5 s" >&2
+  return 1
+}
+
+# Wait (at most 5 s) for the background producer and check how it ended.
+producer_ended() {
+  local want_status=$1 i
+  for i in $(seq 100); do
+    kill -0 "$PRODUCER" 2>/dev/null || break
+    sleep 0.05
+  done
+  local got=0
+  wait "$PRODUCER" || got=$?
+  if [ "$got" -ne "$want_status" ]; then
+    echo "producer exit $got, want $want_status: $(cat "$TMP/rows.csv.err")" >&2
+    return 1
+  fi
+}
+
+# edit LINE FIELD VALUE: the rows with one field changed, on stdout.
+edit() {
+  awk -F, -v OFS=, -v l="$1" -v f="$2" -v v="$3" 'NR == l { $f = v } { print }' "$TMP/rows.csv"
+}
+
+arena_name() {
+  sed -n 2p "$TMP/rows.csv" | cut -d, -f1
+}
+
+# ---------------------------------------------------------------- options
+
+@test "bad options exit 64 with one exact message" {
+  local args want
+  mkdir "$TMP/dir"
+  touch "$TMP/file"
+  while IFS='|' read -r args want; do
+    run bash -c "arena-consume ${args//@TMP@/$TMP} < /dev/null"
+    assert_status 64
+    assert_output "${want//@TMP@/$TMP}"
+  done <<'EOF'
+--report json|arena-consume: --report: invalid choice 'json' (choose from 'items', 'run')
+--report ''|arena-consume: --report: invalid choice '' (choose from 'items', 'run')
+--warmup-epochs -1|arena-consume: --warmup-epochs: invalid number '-1'
+--warmup-epochs ''|arena-consume: --warmup-epochs: invalid number ''
+--warmup-epochs 1.5|arena-consume: --warmup-epochs: invalid number '1.5'
+--warmup-epochs 1000001|arena-consume: --warmup-epochs: '1000001' out of range [0, 1000000]
+--save-dir @TMP@/missing|arena-consume: --save-dir: '@TMP@/missing': No such file or directory
+--save-dir @TMP@/file|arena-consume: --save-dir: '@TMP@/file' is not a directory
+EOF
+}
+
+@test "usage errors print the getopt message and the --help hint" {
+  local args first
+  while IFS='|' read -r args first; do
+    run bash -c "arena-consume $args < /dev/null"
+    assert_status 64
+    assert_output "$first
+Try 'arena-consume --help' for more information."
+  done <<'EOF'
+--report|arena-consume: option '--report' requires an argument
+--no-verify=1|arena-consume: option '--no-verify' doesn't allow an argument
+--verify|arena-consume: unrecognized option '--verify'
+rows.csv|arena-consume: unexpected argument 'rows.csv'
+EOF
+}
+
+# ---------------------------------------------------------- empty input
+
+@test "empty stdin: exit 66" {
+  run arena-consume < /dev/null
+  assert_status 66
+  assert_output "arena-consume: stdin: no handle rows (empty input)"
+}
+
+@test "a header and no rows: exit 66" {
+  run bash -c "printf '%s\n' '$HEADER' | arena-consume"
+  assert_status 66
+  assert_output "arena-consume: stdin: a header but no handle rows"
+  run bash -c "printf '%s\r\n\n' '$HEADER' | arena-consume"
+  assert_status 66
+  assert_output "arena-consume: stdin: a header but no handle rows"
+}
+
+@test "warm-up epochs that swallow every row: exit 66" {
+  run bash -c "arena-produce --size 64 --items 2 | arena-consume --warmup-epochs 1"
+  assert_status 66
+  assert_output "arena-consume: no measured items: every row belongs to the 1 warm-up epoch"
+  run bash -c "arena-produce --size 64 --items 2 --epochs 2 | arena-consume --warmup-epochs 5 --report run"
+  assert_status 66
+  assert_output "arena-consume: no measured items: every row belongs to the 5 warm-up epochs"
+}
+
+# ------------------------------------------------------ malformed input
+
+@test "malformed header rows: exit 65 naming line 1" {
+  local header want
+  while IFS='|' read -r header want; do
+    run bash -c "printf '%s\n%s\n' '$header' '$FAKE_ROW' | arena-consume"
+    assert_status 65
+    assert_output "$want"
+  done <<EOF
+${HEADER/gen_ns/bogus}|arena-consume: line 1: unknown column 'bogus' (not a handle row header)
+${HEADER},extra|arena-consume: line 1: unknown column 'extra' (not a handle row header)
+${HEADER/,gen_ns/}|arena-consume: line 1: missing column 'gen_ns'
+${HEADER/arena,/}|arena-consume: line 1: missing column 'arena'
+${HEADER/gen_ns/arena}|arena-consume: line 1: column 'arena' appears twice
+sequence,worker|arena-consume: line 1: missing column 'arena'
+EOF
+}
+
+@test "ragged and unparsable rows: exit 65 naming the line" {
+  run bash -c "printf '%s\n%s\n%s\n' '$HEADER' '$FAKE_ROW' '${FAKE_ROW%,*}' | arena-consume"
+  assert_status 66
+  # The first row names a missing arena: the ragged line 3 is never reached.
+  assert_output "arena-consume: line 2: arena '/arenabench.1.dead': no such arena (its producer exited or it was consumed already)"
+  run bash -c "printf '%s\n%s\n' '$HEADER' '${FAKE_ROW%,*}' | arena-consume"
+  assert_status 65
+  assert_output "arena-consume: line 2: expected 18 fields, found 17"
+  run bash -c "printf '%s\n%s\n' '$HEADER' '$FAKE_ROW,1' | arena-consume"
+  assert_status 65
+  assert_output "arena-consume: line 2: expected 18 fields, found 19"
+  run bash -c "printf '%s\n\"%s\n' '$HEADER' '$FAKE_ROW' | arena-consume"
+  assert_status 65
+  assert_output "arena-consume: stdin: line 2: malformed CSV (unterminated or misplaced quote)"
+  run bash -c "printf '%s\n/a,\"b\n' '$HEADER' | arena-consume"
+  assert_status 65
+  assert_output "arena-consume: stdin: line 2: malformed CSV (unterminated or misplaced quote)"
+}
+
+@test "bad field values: exit 65 naming line, column and value" {
+  local field value why row
+  while IFS='|' read -r field value why; do
+    row=$(awk -F, -v OFS=, -v f="$field" -v v="$value" '{ $f = v; print }' <<< "$FAKE_ROW")
+    run bash -c "printf '%s\n%s\n' '$HEADER' '$row' | arena-consume"
+    assert_status 65
+    assert_output "arena-consume: line 2: $why"
+  done <<'EOF'
+1|arenabench.1.dead|column 'arena': 'arenabench.1.dead' is not an arena name
+1|/arenabench.1.0000000000000000000000000000000000000000000000000000000000|column 'arena': '/arenabench.1.0000000000000000000000000000000000000000000000000000000000' is not an arena name
+2|tape|column 'backend': 'tape' is not 'pool' or 'ring'
+3||column 'slot': '' is not a number in range
+3|65536|column 'slot': '65536' is not a number in range
+3|-1|column 'slot': '-1' is not a number in range
+4|-1|column 'offset': '-1' is not a number in range
+4|18446744073709551616|column 'offset': '18446744073709551616' is not a number in range
+4|0x1000|column 'offset': '0x1000' is not a number in range
+5|x|column 'bytes': 'x' is not a number in range
+5||column 'bytes': '' is not a number in range
+5|4100|column 'bytes': '4100' does not match size_bytes, dtype and kind
+6|0|column 'generation': '0' is not a generation (they start at 1)
+6|9223372036854775808|column 'generation': '9223372036854775808' is not a number in range
+7|2|column 'sequence': '2' does not belong to this worker and epoch
+7|+1|column 'sequence': '+1' is not a number in range
+7|1 1|column 'sequence': '1 1' is not a number in range
+8|1|column 'worker': '1' is not below the workers column
+9|1|column 'sequence': '0' does not belong to this worker and epoch
+9|4294967296|column 'epoch': '4294967296' is not a number in range
+10|0|column 'worker': '0' is not below the workers column
+11|0|column 'items': '0' is not a positive count
+12|0|column 'size_bytes': '0' is not a positive size
+12|4000|column 'leaves': '0:1024' does not match size_bytes, dtype and kind
+13|fp64|column 'dtype': 'fp64' is not fp32, fp16 or uint8
+13|FP32|column 'dtype': 'FP32' is not fp32, fp16 or uint8
+14|list|column 'kind': 'list' is not 'tensor' or 'nested'
+15|0:1023|column 'leaves': '0:1023' does not match size_bytes, dtype and kind
+16|2|column 'pinned': '2' is not a number in range
+17|65537|column 'slots': '65537' is not a number in range
+18|abc|column 'gen_ns': 'abc' is not a number in range
+EOF
+  # A ring item has no slot.
+  row=$(awk -F, -v OFS=, '{ $2 = "ring"; print }' <<< "$FAKE_ROW")
+  run bash -c "printf '%s\n%s\n' '$HEADER' '$row' | arena-consume"
+  assert_status 65
+  assert_output "arena-consume: line 2: column 'slot': '0' must be empty for a ring item"
+}
+
+# ------------------------------------------- arenas that are not ours
+
+@test "names that are not arenabench arenas: exit 65; missing arenas: exit 66" {
+  local name status why row
+  while IFS='|' read -r name status why; do
+    row=$(awk -F, -v OFS=, -v v="$name" '{ $1 = v; print }' <<< "$FAKE_ROW")
+    run bash -c "printf '%s\n%s\n' '$HEADER' '$row' | arena-consume"
+    assert_status "$status"
+    assert_output "arena-consume: line 2: arena '$name': $why"
+  done <<'EOF'
+/etc/passwd|65|not an arenabench arena name
+/arenabench.1.DEAD|65|not an arenabench arena name
+/arenabench.|65|not an arenabench arena name
+/arenabench.1/../../etc/passwd|65|not an arenabench arena name
+/dev/shm/arenabench.1.dead|65|not an arenabench arena name
+/arenabench.1.dead|66|no such arena (its producer exited or it was consumed already)
+EOF
+}
+
+# forge HEADER-OPTIONS: write /dev/shm/arenabench.PID.f0f0 by hand: a pool
+# arena of one 4096-byte slot (8192 bytes), fields overridable as
+# python keyword arguments (magic, version, backend, mode, size, fill).
+forge() {
+  FORGED=/dev/shm/arenabench.$$.f0f0
+  python3 - "$FORGED" "$@" <<'PY'
+import os, struct, sys
+path = sys.argv[1]
+kw = dict(a.split('=', 1) for a in sys.argv[2:])
+magic = kw.get('magic', 'ABAREN01').encode()
+version = int(kw.get('version', 1))
+backend = int(kw.get('backend', 0))
+size = int(kw.get('size', 8192))
+mode = int(kw.get('mode', '600'), 8)
+# magic, version, backend, header_bytes, capacity, slot_bytes, slot_count,
+# flags, producer_pid: the start of struct arena_header.
+header = magic + struct.pack('<IIQQQIIi', version, backend, 4096, 4096, 4096, 1, 0, 0)
+data = bytearray(size)
+data[:len(header)] = header[:size]
+if size >= 264:
+    data[256:264] = struct.pack('<Q', 1 << 1 | 1)   # slot 0 full, generation 1
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+os.write(fd, bytes(data))
+os.fchmod(fd, mode)
+os.close(fd)
+PY
+  FORGED_NAME=${FORGED#/dev/shm}
+}
+
+consume_forged() {
+  local row
+  # The forged arena has one slot.
+  row=$(awk -F, -v OFS=, -v v="$FORGED_NAME" '{ $1 = v; $17 = 1; print }' <<< "$FAKE_ROW")
+  printf '%s\n%s\n' "$HEADER" "$row" | arena-consume > /dev/null
+}
+
+@test "forged objects: wrong magic, wrong version, bad mode, too small, symlink: exit 65, left alone" {
+  command -v python3 > /dev/null || skip "python3 is needed to forge an arena"
+  local args why
+  while IFS='|' read -r args why; do
+    forge $args
+    run consume_forged
+    assert_status 65
+    assert_output "arena-consume: line 2: arena '$FORGED_NAME': $why"
+    [ -f "$FORGED" ]
+    rm -f "$FORGED"
+  done <<'EOF'
+magic=ABAREN02|wrong magic number (not an arenabench arena)
+magic=NUMPY001|wrong magic number (not an arenabench arena)
+version=2|unsupported arena layout version
+version=0|unsupported arena layout version
+backend=2|unknown backend in header
+size=12288|header sizes do not match the object's size
+size=100|too small to be an arena
+size=0|too small to be an arena
+mode=644|accessible to other users (mode is not 0600)
+mode=640|accessible to other users (mode is not 0600)
+EOF
+  # A symbolic link under an arena name, pointing at a well-formed one.
+  forge
+  local link=/dev/shm/arenabench.$$.11
+  ln -s "$FORGED" "$link"
+  local row
+  row=$(awk -F, -v OFS=, -v v="${link#/dev/shm}" '{ $1 = v; print }' <<< "$FAKE_ROW")
+  run bash -c "printf '%s\n%s\n' '$HEADER' '$row' | arena-consume"
+  rm -f "$link"
+  assert_status 65
+  assert_output "arena-consume: line 2: arena '${link#/dev/shm}': is a symbolic link"
+}
+
+@test "an arena owned by another user: exit 65" {
+  command -v python3 > /dev/null || skip "python3 is needed to forge an arena"
+  [ "$(id -u)" -eq 0 ] || skip "only root can give an object to another user"
+  forge
+  chown 65534 "$FORGED"
+  run consume_forged
+  assert_status 65
+  assert_output "arena-consume: line 2: arena '$FORGED_NAME': owned by another user"
+}
+
+@test "a forged arena with a valid header: its zero bytes are reported, not trusted" {
+  command -v python3 > /dev/null || skip "python3 is needed to forge an arena"
+  forge
+  run consume_forged
+  # Zeros match the five elements whose value is 0 (indexes 0, 251, ...);
+  # nobody published anything, so the stream is also truncated.
+  assert_status 75
+  assert_output "arena-consume: line 2: sequence 0 leaf 0 index 1: expected 1, found 0 (1019 mismatched elements in the item)
+arena-consume: arena '$FORGED_NAME': truncated stream: producer (pid 0) stopped after 0 items, 1 rows received"
+  # Attach unlinked it.
+  [ ! -e "$FORGED" ]
+}
+
+# --------------------------------- handles that do not match the arena
+
+@test "pool: offset, length and slot that do not match the arena: exit 65" {
+  local field value why
+  while IFS='|' read -r field value why; do
+    start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4
+    edit 2 "$field" "$value" > "$TMP/in.csv"
+    run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
+    assert_status 65
+    assert_output "arena-consume: line 2: arena '$(arena_name)': $why"
+    producer_ended 75
+  done <<'EOF'
+4|999999999|offset and length reach outside the arena
+4|18446744073709551615|offset and length reach outside the arena
+4|0|offset and length reach outside the arena
+4|20480|offset and length reach outside the arena
+4|8192|offset or length does not match the slot
+4|4097|offset or length does not match the slot
+3|9|slot out of range
+3|1|offset or length does not match the slot
+6|7|stale generation: the slot holds a newer item
+EOF
+  run grep -cE "^arena-produce: worker 0: waiting for the consumer to release every item: the consumer went away \(arena '$NAME_RE'\)\$" "$TMP/rows.csv.err"
+  assert_output 1
+}
+
+@test "pool: a row replayed after its release is a stale generation" {
+  start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4
+  run bash -c "sed -n '1,2p;2p' '$TMP/rows.csv' | arena-consume > /dev/null"
+  assert_status 65
+  assert_output "arena-consume: line 3: arena '$(arena_name)': stale generation: the slot is not filled"
+  producer_ended 75
+}
+
+@test "pool: a slot reused by the producer makes the old row stale" {
+  # One slot, three items: the producer waits for space after row 1.  Once
+  # row 1 is released it refills the slot, so row 1 replayed is stale.
+  start_producer 1 "$TMP/rows.csv" --size 4096 --items 3 --slots 1
+  run bash -c "{ sed -n 1,2p '$TMP/rows.csv'; sleep 0.5; sed -n 2p '$TMP/rows.csv'; } | arena-consume > /dev/null"
+  assert_status 65
+  assert_output "arena-consume: line 3: arena '$(arena_name)': stale generation: the slot holds a newer item"
+  producer_ended 75
+}
+
+@test "ring: replays, reordering, stale generations and foreign offsets: exit 65" {
+  local script why
+  while IFS='|' read -r script why; do
+    start_producer 2 "$TMP/rows.csv" --backend ring --size 4096 --items 2 --slots 4
+    awk -F, -v OFS=, "$script" "$TMP/rows.csv" > "$TMP/in.csv"
+    run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
+    assert_status 65
+    assert_output "arena-consume: ${why//@NAME@/$(arena_name)}"
+    producer_ended 75
+  done <<'EOF'
+{ print } NR == 2 { print }|line 3: arena '@NAME@': ring item out of FIFO order
+NR == 1 { print } NR == 2 { first = $0 } NR == 3 { print; print first }|line 2: arena '@NAME@': ring item out of FIFO order
+NR == 2 { $6 = 2 } { print }|line 2: arena '@NAME@': stale generation: the ring record holds another item
+NR == 2 { $4 += 8 } { print }|line 2: arena '@NAME@': offset is not a ring record's payload
+NR == 2 { $4 = 4096 } { print }|line 2: arena '@NAME@': offset is not a ring record's payload
+NR == 2 { $4 += 128 } { print }|line 2: arena '@NAME@': no ring record at this offset
+NR == 2 { $4 = 1e9 } { print }|line 2: arena '@NAME@': offset and length reach outside the arena
+NR == 2 { $12 = 2048; $15 = "0:512"; $5 = 2048 } { print }|line 2: arena '@NAME@': length does not match the ring record
+EOF
+}
+
+@test "rows that disagree with their arena's header or earlier rows: exit 65" {
+  local script why
+  while IFS='|' read -r script why; do
+    start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4
+    awk -F, -v OFS=, "$script" "$TMP/rows.csv" > "$TMP/in.csv"
+    run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
+    assert_status 65
+    assert_output "arena-consume: ${why//@NAME@/$(arena_name)}"
+    producer_ended 75
+  done <<'EOF'
+NR > 1 { $17 = 8 } { print }|line 2: arena '@NAME@': backend, pinned or slots differ from its header
+NR > 1 { $16 = 1 } { print }|line 2: arena '@NAME@': backend, pinned or slots differ from its header
+NR > 1 { $2 = "ring"; $3 = "" } { print }|line 2: arena '@NAME@': backend, pinned or slots differ from its header
+NR == 3 { $11 = 3 } { print }|line 3: configuration differs from earlier rows of arena '@NAME@'
+EOF
+}
+
+@test "columns in any order are accepted" {
+  start_producer 3 "$TMP/rows.csv" --size 4096 --items 3
+  awk -F, -v OFS=, '{ t = $1; $1 = $18; $18 = t; s = $3; $3 = $7; $7 = s; print }' "$TMP/rows.csv" > "$TMP/in.csv"
+  run bash -c "arena-consume < '$TMP/in.csv' | cut -d, -f9,15"
+  assert_status 0
+  assert_output "sequence,mismatches
+0,0
+1,0
+2,0"
+  producer_ended 0
+}
+
+# ---------------------------------------------- corrupt and cut streams
+
+@test "a corrupted value: exit 1, the message names sequence, leaf, index, expected and actual" {
+  start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4
+  # Element 10 of sequence 0 is 10.0f (00 00 20 41); make it 12.0f (00 00 40 41).
+  printf '\x40' | dd of="/dev/shm$(arena_name)" bs=1 seek=$((4096 + 10 * 4 + 2)) conv=notrunc status=none
+  run bash -c "arena-consume < '$TMP/rows.csv' > '$TMP/receipts.csv'"
+  assert_status 1
+  assert_output "arena-consume: line 2: sequence 0 leaf 0 index 10: expected 10, found 12 (1 mismatched elements in the item)"
+  run cut -d, -f9,15 "$TMP/receipts.csv"
+  assert_output "sequence,mismatches
+0,1
+1,0"
+  producer_ended 0
+}
+
+@test "the exit status of a mismatch is 1; --no-verify does not look" {
+  start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4 --dtype uint8 --kind nested
+  # Last leaf (offset 4096 in the item) of sequence 1, element 2: 1*17 + 2*29 + 2 = 77.
+  printf '\xff' | dd of="/dev/shm$(arena_name)" bs=1 seek=$((4096 + 8192 + 4096 + 2)) conv=notrunc status=none
+  run bash -c "arena-consume < '$TMP/rows.csv' > /dev/null"
+  assert_status 1
+  assert_output "arena-consume: line 3: sequence 1 leaf 2 index 2: expected 77, found 255 (1 mismatched elements in the item)"
+  producer_ended 0
+
+  start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4 --dtype uint8 --kind nested
+  printf '\xff' | dd of="/dev/shm$(arena_name)" bs=1 seek=$((4096 + 8192 + 4096 + 2)) conv=notrunc status=none
+  run bash -c "arena-consume --no-verify < '$TMP/rows.csv' | cut -d, -f9,14,15"
+  assert_status 0
+  assert_output "sequence,verify_ns,mismatches
+0,,
+1,,"
+  producer_ended 0
+}
+
+@test "a stream cut short: exit 75, truncated stream with the producer's pid and counts" {
+  start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4
+  run bash -c "head -n 2 '$TMP/rows.csv' | arena-consume > /dev/null"
+  assert_status 75
+  assert_output "arena-consume: arena '$(arena_name)': truncated stream: producer (pid $PRODUCER) finished after 2 items, 1 rows received"
+  producer_ended 75
+}
+
+@test "a producer that is still running when the rows stop: truncated stream, stopped" {
+  # Three items, one slot: the producer waits for space after the first.
+  start_producer 1 "$TMP/rows.csv" --size 4096 --items 3 --slots 1
+  run bash -c "head -n 2 '$TMP/rows.csv' | arena-consume > /dev/null"
+  assert_status 75
+  [[ "$output" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ (stopped\ after\ [12]|finished\ after\ 3)\ items,\ 1\ rows\ received$ ]]
+  producer_ended 75
+}
+
+@test "--report run refuses rows of two configurations; per-item receipts take them" {
+  start_producer 2 "$TMP/a.csv" --size 4096 --items 2
+  local first=$PRODUCER
+  start_producer 2 "$TMP/b.csv" --size 8192 --items 2
+  run bash -c "{ cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume --report run"
+  assert_status 65
+  assert_output "arena-consume: line 4: rows mix configurations; --report run needs one"
+  wait "$first" || true
+  wait "$PRODUCER" || true
+
+  start_producer 2 "$TMP/a.csv" --size 4096 --items 2
+  start_producer 2 "$TMP/b.csv" --size 8192 --items 2
+  run bash -c "{ cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume | cut -d, -f1,4,9,15"
+  assert_status 0
+  assert_output "arm,size_bytes,sequence,mismatches
+pool-pageable,4096,0,0
+pool-pageable,4096,1,0
+pool-pageable,8192,0,0
+pool-pageable,8192,1,0"
+}

@@ -1,0 +1,274 @@
+#!/usr/bin/env bats
+# arena-produce: handle rows, options, errors and cleanup.
+
+load test-helper
+
+# assert_no_arena_left (test-helper) counts every arena in /dev/shm, so under
+# 'make -j' an arena of a test file running alongside counts against this
+# one.  This check lists /dev/shm before and after instead, and blames a
+# test only for new arenas whose producer (the PID in the name) is gone.
+shm_snapshot() {
+  ls /dev/shm 2> /dev/null | grep '^arenabench\.' > "$TMP/shm.before" || true
+}
+
+assert_no_arena_left() {
+  local name pid left=
+  for name in $(ls /dev/shm 2> /dev/null | grep '^arenabench\.'); do
+    grep -qxF "$name" "$TMP/shm.before" && continue
+    pid=${name#arenabench.}
+    pid=${pid%%.*}
+    kill -0 "$pid" 2> /dev/null && continue
+    left+=" $name"
+  done
+  if [ -n "$left" ]; then
+    echo "arenas left in /dev/shm:$left" >&2
+    return 1
+  fi
+}
+
+setup() {
+  common_setup
+  shm_snapshot
+  PAGE=$(getconf PAGESIZE)
+}
+
+teardown() {
+  assert_no_arena_left
+  common_teardown
+}
+
+HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns'
+
+# Run arena-produce ARGS into arena-consume, keeping the handle rows in
+# $TMP/rows.csv and the receipts in $TMP/receipts.csv.
+produce() {
+  set -o pipefail
+  arena-produce "$@" | tee "$TMP/rows.csv" | arena-consume > "$TMP/receipts.csv"
+}
+
+# The columns of the rows that do not depend on the run (not arena, gen_ns).
+stable_columns() {
+  tail -n +2 "$TMP/rows.csv" | cut -d, -f2-17
+}
+
+@test "the first line is the handle-row header" {
+  run produce --size 4096 --items 1
+  assert_status 0
+  run head -n 1 "$TMP/rows.csv"
+  assert_output "$HEADER"
+}
+
+@test "pool rows: slots in turn, one page apart, generations from 1" {
+  [ "$PAGE" -eq 4096 ] || skip "offsets below assume 4 KiB pages"
+  run produce --size 4096 --items 6 --slots 4
+  assert_status 0
+  run stable_columns
+  assert_output "pool,0,4096,4096,1,0,0,0,1,6,4096,fp32,tensor,0:1024,0,4
+pool,1,8192,4096,2,1,0,0,1,6,4096,fp32,tensor,0:1024,0,4
+pool,2,12288,4096,3,2,0,0,1,6,4096,fp32,tensor,0:1024,0,4
+pool,3,16384,4096,4,3,0,0,1,6,4096,fp32,tensor,0:1024,0,4
+pool,0,4096,4096,5,4,0,0,1,6,4096,fp32,tensor,0:1024,0,4
+pool,1,8192,4096,6,5,0,0,1,6,4096,fp32,tensor,0:1024,0,4"
+}
+
+@test "ring rows: 64-byte record headers, empty slot, the ring wraps" {
+  [ "$PAGE" -eq 4096 ] || skip "offsets below assume 4 KiB pages"
+  # Records of 64 + 4096 bytes in a 20480-byte ring: the fifth does not fit
+  # the tail and starts over at the beginning.
+  run produce --backend ring --size 4096 --items 6 --slots 4
+  assert_status 0
+  run stable_columns
+  assert_output "ring,,4160,4096,1,0,0,0,1,6,4096,fp32,tensor,0:1024,0,4
+ring,,8320,4096,2,1,0,0,1,6,4096,fp32,tensor,0:1024,0,4
+ring,,12480,4096,3,2,0,0,1,6,4096,fp32,tensor,0:1024,0,4
+ring,,16640,4096,4,3,0,0,1,6,4096,fp32,tensor,0:1024,0,4
+ring,,4160,4096,5,4,0,0,1,6,4096,fp32,tensor,0:1024,0,4
+ring,,8320,4096,6,5,0,0,1,6,4096,fp32,tensor,0:1024,0,4"
+}
+
+@test "arena names are /arenabench.PID. and 24 hex digits; gen_ns is a count" {
+  run produce --size 64 --items 3
+  assert_status 0
+  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f1 | sort -u | grep -cE '^/arenabench\.[0-9]+\.[0-9a-f]{24}\$'"
+  assert_output 1
+  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f18 | grep -cE '^[0-9]+\$'"
+  assert_output 3
+}
+
+@test "workers and epochs: sequence = (epoch*W + worker)*items + index, one arena per worker" {
+  run produce --size 256 --items 2 --epochs 2 --workers 2
+  assert_status 0
+  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f7-11 | sort -t, -k1,1n"
+  assert_output "0,0,0,2,2
+1,0,0,2,2
+2,1,0,2,2
+3,1,0,2,2
+4,0,1,2,2
+5,0,1,2,2
+6,1,1,2,2
+7,1,1,2,2"
+  # Each worker's arena carries generations 1..4 for its own rows only.
+  run bash -c "tail -n +2 '$TMP/rows.csv' | awk -F, '{ print \$8, \$6, \$1 }' | sort -k1,1n -k2,2n | awk '{ n[\$3]++; print \$1, \$2 } END { print length(n) \" arenas\" }'"
+  assert_output "0 1
+0 2
+0 3
+0 4
+1 1
+1 2
+1 3
+1 4
+2 arenas"
+}
+
+@test "dtype and kind set the leaves and bytes columns" {
+  local spec dtype kind want
+  while read -r dtype kind want; do
+    run produce --size 1000 --items 1 --dtype "$dtype" --kind "$kind"
+    assert_status 0
+    run bash -c "tail -n 1 '$TMP/rows.csv' | cut -d, -f5,13-15"
+    assert_output "$want"
+  done <<'EOF'
+fp32 tensor 1000,fp32,tensor,0:250
+fp16 tensor 1000,fp16,tensor,0:500
+uint8 tensor 1000,uint8,tensor,0:1000
+fp32 nested 1036,fp32,nested,0:125;512:125;1024:3
+fp16 nested 1030,fp16,nested,0:250;512:250;1024:3
+uint8 nested 1027,uint8,nested,0:500;512:500;1024:3
+EOF
+}
+
+@test "sizes take K, KiB, KB, M, MiB suffixes" {
+  local text bytes
+  while read -r text bytes; do
+    run produce --size "$text" --items 1 --dtype uint8
+    assert_status 0
+    run bash -c "tail -n 1 '$TMP/rows.csv' | cut -d, -f12"
+    assert_output "$bytes"
+  done <<'EOF'
+4096 4096
+64K 65536
+1KiB 1024
+2kb 2000
+1M 1048576
+1MiB 1048576
+1MB 1000000
+EOF
+}
+
+@test "--pin sets the pinned column" {
+  run produce --size 4096 --items 2 --pin
+  assert_status 0
+  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f16 | uniq"
+  assert_output 1
+}
+
+@test "defaults: pool, 8MiB fp32 tensor, 64 items, 4 slots, 1 worker" {
+  run produce
+  assert_status 0
+  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f2,10-17 | sort | uniq -c | sed 's/^ *//'"
+  assert_output "64 pool,1,64,8388608,fp32,tensor,0:2097152,0,4"
+}
+
+@test "bad option values exit 64 with one line naming the option" {
+  local args want
+  while IFS='|' read -r args want; do
+    run bash -c "arena-produce $args"
+    assert_status 64
+    assert_output "$want"
+  done <<'EOF'
+--backend disk|arena-produce: --backend: invalid choice 'disk' (choose from 'pool', 'ring')
+--dtype fp64|arena-produce: --dtype: invalid choice 'fp64' (choose from 'fp32', 'fp16', 'uint8')
+--kind list|arena-produce: --kind: invalid choice 'list' (choose from 'tensor', 'nested')
+--size 8XB|arena-produce: --size: invalid size '8XB' (use bytes or a suffix such as 64K, 8MiB, 1G)
+--size -1|arena-produce: --size: invalid size '-1' (use bytes or a suffix such as 64K, 8MiB, 1G)
+--size 1.5M|arena-produce: --size: invalid size '1.5M' (use bytes or a suffix such as 64K, 8MiB, 1G)
+--size 99999999999999999999|arena-produce: --size: invalid size '99999999999999999999' (use bytes or a suffix such as 64K, 8MiB, 1G)
+--size 0|arena-produce: --size: size '0' out of range [1, 1099511627776] bytes
+--size 2T|arena-produce: --size: size '2T' out of range [1, 1099511627776] bytes
+--items 0|arena-produce: --items: '0' out of range [1, 4294967295]
+--items 4294967296|arena-produce: --items: '4294967296' out of range [1, 4294967295]
+--items ten|arena-produce: --items: invalid number 'ten'
+--items 1e3|arena-produce: --items: invalid number '1e3'
+--epochs 0|arena-produce: --epochs: '0' out of range [1, 1000000]
+--workers 0|arena-produce: --workers: '0' out of range [1, 1024]
+--workers 1025|arena-produce: --workers: '1025' out of range [1, 1024]
+--slots 0|arena-produce: --slots: '0' out of range [1, 65536]
+--slots 65537|arena-produce: --slots: '65537' out of range [1, 65536]
+--timeout 0|arena-produce: --timeout: '0' out of range [0.001, 1e+06]
+--timeout soon|arena-produce: --timeout: invalid number 'soon'
+--timeout nan|arena-produce: --timeout: invalid number 'nan'
+EOF
+}
+
+@test "usage errors print the getopt message and the --help hint" {
+  local args first
+  while IFS='|' read -r args first; do
+    run bash -c "arena-produce $args"
+    assert_status 64
+    assert_output "$first
+Try 'arena-produce --help' for more information."
+  done <<'EOF'
+--size|arena-produce: option '--size' requires an argument
+--pin=yes|arena-produce: option '--pin' doesn't allow an argument
+--bogus|arena-produce: unrecognized option '--bogus'
+stray|arena-produce: unexpected argument 'stray'
+EOF
+}
+
+@test "an arena that /dev/shm cannot hold fails at creation with exit 71" {
+  [ "$PAGE" -eq 4096 ] || skip "the byte count below assumes 4 KiB pages"
+  run arena-produce --size 1T --slots 1
+  assert_status 71
+  assert_output "arena-produce: cannot create a pool arena of 1099511631872 bytes in /dev/shm: No space left on device"
+}
+
+@test "a consumer that never reads: exit 75 after --timeout, waiting for space" {
+  run bash -c "arena-produce --size 4096 --items 3 --slots 1 --timeout 0.3 > '$TMP/rows.csv'"
+  assert_status 75
+  [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ space\ freed\ in\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\'\ for\ 0\.3\ s:\ the\ consumer\ stalled\ or\ is\ not\ reading$ ]]
+  # The rows it did publish were written before it gave up.
+  run wc -l < "$TMP/rows.csv"
+  assert_output 2
+}
+
+@test "a consumer that never releases: exit 75 after --timeout at the end" {
+  run bash -c "arena-produce --size 4096 --items 2 --slots 4 --timeout 0.2 > '$TMP/rows.csv'"
+  assert_status 75
+  [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ the\ consumer\ to\ release\ every\ item:\ no\ space\ freed\ in\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\'\ for\ 0\.2\ s:\ the\ consumer\ stalled\ or\ is\ not\ reading$ ]]
+}
+
+@test "several workers: the first to time out stops the rest, all clean up" {
+  run bash -c "arena-produce --size 64 --items 1 --workers 3 --timeout 0.2 > /dev/null"
+  assert_status 75
+  local line lines=0
+  while IFS= read -r line; do
+    lines=$((lines + 1))
+    [[ "$line" =~ ^arena-produce:\ worker\ [012]:\ waiting\ for\ the\ consumer\ to\ release\ every\ item:\ no\ space\ freed\ in\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\'\ for\ 0\.2\ s:\ the\ consumer\ stalled\ or\ is\ not\ reading$ ]]
+  done <<< "$output"
+  [ "$lines" -ge 1 ] && [ "$lines" -le 3 ]
+}
+
+@test "stdout to /dev/full: exit 74, nothing left in /dev/shm" {
+  run bash -c "arena-produce --size 4096 --items 2 > /dev/full"
+  assert_status 74
+  assert_output "arena-produce: write error: No space left on device"
+}
+
+@test "a reader that leaves (| head -n 3) while rows flow: SIGPIPE status, nothing left" {
+  # Slots enough that the workers are writing rows, not waiting for space,
+  # when head exits: the next write fails with EPIPE.
+  run timeout 20 bash -c "arena-produce --size 4096 --slots 1000 --items 100000 --workers 2 | head -n 3 > '$TMP/head'; echo \"\${PIPESTATUS[*]}\""
+  assert_status 0
+  assert_output "141 0"
+  run cat "$TMP/head"
+  [ "${#lines[@]}" -eq 3 ] && [ "${lines[0]}" = "$HEADER" ]
+}
+
+@test "a reader that leaves while the workers wait for space: exit 75, consumer went away" {
+  # Four slots fill at once and nobody releases them: the workers notice
+  # the closed pipe while waiting, long before the 30 s timeout.
+  run timeout 20 bash -c "arena-produce --size 4096 --slots 4 --items 100 --timeout 30 | head -n 3 > /dev/null; echo \"\${PIPESTATUS[*]}\""
+  assert_status 0
+  [ "${lines[1]}" = "75 0" ]
+  [[ "${lines[0]}" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ the\ consumer\ went\ away\ \(arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\'\)$ ]]
+}

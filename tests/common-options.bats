@@ -1,0 +1,110 @@
+#!/usr/bin/env bats
+# Options every arenabench command shares: --help, --version, an unknown
+# option, and a failed write of stdout.  One table row per command.
+
+load test-helper
+
+# assert_no_arena_left (test-helper) counts every arena in /dev/shm, so under
+# 'make -j' an arena of a test file running alongside counts against this
+# one.  This check lists /dev/shm before and after instead, and blames a
+# test only for new arenas whose producer (the PID in the name) is gone.
+shm_snapshot() {
+  ls /dev/shm 2> /dev/null | grep '^arenabench\.' > "$TMP/shm.before" || true
+}
+
+assert_no_arena_left() {
+  local name pid left=
+  for name in $(ls /dev/shm 2> /dev/null | grep '^arenabench\.'); do
+    grep -qxF "$name" "$TMP/shm.before" && continue
+    pid=${name#arenabench.}
+    pid=${pid%%.*}
+    kill -0 "$pid" 2> /dev/null && continue
+    left+=" $name"
+  done
+  if [ -n "$left" ]; then
+    echo "arenas left in /dev/shm:$left" >&2
+    return 1
+  fi
+}
+
+setup() {
+  common_setup
+  shm_snapshot
+}
+
+teardown() {
+  assert_no_arena_left
+  common_teardown
+}
+
+# command|first line of --help
+COMMANDS='arena-produce|Usage: arena-produce [OPTION]...
+arena-consume|Usage: arena-consume [OPTION]... < HANDLE-ROWS
+bench-summarize|Usage: bench-summarize [OPTION]...
+h2d-check|Usage: h2d-check [OPTION]...
+d2h-overlap|Usage: d2h-overlap [OPTION]...'
+
+# Run CHECK for every command of the table; report every failure, not
+# just the first.
+for_each_command() {
+  local prog usage failed=0
+  while IFS='|' read -r prog usage; do
+    "$@" "$prog" "$usage" || { echo "  ... failed for $prog" >&2; failed=1; }
+  done <<< "$COMMANDS"
+  return "$failed"
+}
+
+check_help() {
+  local prog=$1 usage=$2
+  run "$prog" --help < /dev/null
+  assert_status 0 || return 1
+  # Ours are exact; others' usage lines may add operands after [OPTION]...
+  case $prog in
+    arena-produce|arena-consume) [ "${lines[0]}" = "$usage" ] ;;
+    *) [[ "${lines[0]}" == "$usage"* ]] ;;
+  esac || { echo "first line: '${lines[0]}', want '$usage'" >&2; return 1; }
+  [ "${#lines[@]}" -ge 5 ] || { echo "--help of $prog is ${#lines[@]} lines" >&2; return 1; }
+}
+
+check_version() {
+  local prog=$1
+  run "$prog" --version < /dev/null
+  assert_status 0 || return 1
+  assert_output "$prog (arenabench) $ARENABENCH_VERSION
+Copyright (c) 2026 the arenabench authors.  BSD-3-Clause licence."
+}
+
+check_unknown_option() {
+  local prog=$1
+  run "$prog" --no-such-option < /dev/null
+  assert_status 64 || return 1
+  assert_output "$prog: unrecognized option '--no-such-option'
+Try '$prog --help' for more information."
+}
+
+check_dev_full() {
+  local prog=$1 option
+  for option in --help --version; do
+    run bash -c "'$prog' $option > /dev/full < /dev/null"
+    assert_status 74 || return 1
+    assert_output "$prog: write error: No space left on device" || return 1
+  done
+}
+
+@test "--help: exit 0, usage on stdout" {
+  for_each_command check_help
+}
+
+@test "--version: 'PROG (arenabench) VERSION' and the licence line" {
+  [ -n "$ARENABENCH_VERSION" ] || skip "run through 'make check' (ARENABENCH_VERSION unset)"
+  for_each_command check_version
+}
+
+@test "an unknown option: exit 64 and the --help hint" {
+  for_each_command check_unknown_option
+}
+
+@test "stdout is /dev/full: exit 74 with a write error" {
+  [ -w /dev/full ] || skip "no /dev/full on this system"
+  for_each_command check_dev_full
+}

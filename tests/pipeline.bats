@@ -1,0 +1,470 @@
+#!/usr/bin/env bats
+# arena-produce | arena-consume end to end: every backend, dtype and kind,
+# pinning, workers, epochs, both reports, saved leaves, and cleanup when
+# either side is interrupted or killed.
+
+load test-helper
+
+# assert_no_arena_left (test-helper) counts every arena in /dev/shm, so under
+# 'make -j' an arena of a test file running alongside counts against this
+# one.  This check lists /dev/shm before and after instead, and blames a
+# test only for new arenas whose producer (the PID in the name) is gone.
+shm_snapshot() {
+  ls /dev/shm 2> /dev/null | grep '^arenabench\.' > "$TMP/shm.before" || true
+}
+
+assert_no_arena_left() {
+  local name pid left=
+  for name in $(ls /dev/shm 2> /dev/null | grep '^arenabench\.'); do
+    grep -qxF "$name" "$TMP/shm.before" && continue
+    pid=${name#arenabench.}
+    pid=${pid%%.*}
+    kill -0 "$pid" 2> /dev/null && continue
+    left+=" $name"
+  done
+  if [ -n "$left" ]; then
+    echo "arenas left in /dev/shm:$left" >&2
+    return 1
+  fi
+}
+
+ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches'
+RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gib_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs'
+NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
+
+setup() {
+  common_setup
+  shm_snapshot
+  PIDS=()
+}
+
+teardown() {
+  local pid
+  for pid in "${PIDS[@]}"; do
+    kill -CONT "$pid" 2>/dev/null || true
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  assert_no_arena_left
+  common_teardown
+}
+
+pipeline() {
+  set -o pipefail
+  arena-produce "$@" | arena-consume $CONSUME_ARGS
+}
+
+# ------------------------------------------------------------ end to end
+
+@test "every backend x dtype x kind: every value checked, no mismatch" {
+  local backend dtype kind bytes want seq
+  for backend in pool ring; do
+    for dtype in fp32 fp16 uint8; do
+      for kind in tensor nested; do
+        case $dtype/$kind in
+          fp32/tensor|fp16/tensor|uint8/tensor) bytes=1000 ;;
+          fp32/nested) bytes=1036 ;;
+          fp16/nested) bytes=1030 ;;
+          uint8/nested) bytes=1027 ;;
+        esac
+        want=$ITEM_HEADER
+        for seq in 0 1 2 3 4; do
+          want+=$'\n'"$backend-pageable,$backend,0,1000,$dtype,$kind,1,2,$seq,0,0,$bytes,0"
+        done
+        run bash -c "set -o pipefail; arena-produce --backend $backend --dtype $dtype --kind $kind --size 1000 --items 5 --slots 2 | arena-consume | cut -d, -f1-12,15"
+        assert_status 0
+        assert_output "${want/,wait_ns,verify_ns/}"
+      done
+    done
+  done
+}
+
+@test "receipts: wait_ns and verify_ns are counts; --no-verify leaves them empty" {
+  run pipeline --size 4096 --items 3
+  assert_status 0
+  [ "${lines[0]}" = "$ITEM_HEADER" ]
+  [ "${#lines[@]}" -eq 4 ]
+  local line
+  for line in "${lines[@]:1}"; do
+    [[ "$line" =~ ^pool-pageable,pool,0,4096,fp32,tensor,1,4,[012],0,0,4096,[0-9]+,[0-9]+,0$ ]]
+  done
+  CONSUME_ARGS=--no-verify run pipeline --backend ring --size 4096 --items 2
+  assert_status 0
+  [ "${lines[0]}" = "$ITEM_HEADER" ]
+  [[ "${lines[1]}" =~ ^ring-pageable,ring,0,4096,fp32,tensor,1,4,0,0,0,4096,[0-9]+,,$ ]]
+  [[ "${lines[2]}" =~ ^ring-pageable,ring,0,4096,fp32,tensor,1,4,1,0,0,4096,[0-9]+,,$ ]]
+}
+
+@test "workers: one arena each, every sequence once, from its own worker" {
+  run bash -c "set -o pipefail; arena-produce --size 512 --items 4 --workers 3 --slots 2 | arena-consume | tail -n +2 | cut -d, -f7,9,10,11 | sort -t, -k2,2n"
+  assert_status 0
+  assert_output "3,0,0,0
+3,1,0,0
+3,2,0,0
+3,3,0,0
+3,4,1,0
+3,5,1,0
+3,6,1,0
+3,7,1,0
+3,8,2,0
+3,9,2,0
+3,10,2,0
+3,11,2,0"
+}
+
+@test "epochs and warm-up: warm-up epochs are left out of receipts and the window" {
+  CONSUME_ARGS='--warmup-epochs 1' run pipeline --size 4096 --items 2 --epochs 3
+  assert_status 0
+  run bash -c "printf '%s\n' \"\$0\" | cut -d, -f9,11" "$output"
+  assert_output "sequence,epoch
+2,1
+3,1
+4,2
+5,2"
+  CONSUME_ARGS='--warmup-epochs 2 --report run' run pipeline --size 4096 --items 2 --epochs 3 --workers 2
+  assert_status 0
+  [ "${lines[0]}" = "$RUN_HEADER" ]
+  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,2,4,4,16384,[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{4},[0-9]+\.[0-9]{6},,0,2$ ]]
+}
+
+@test "--report run: one row with the run's numbers" {
+  CONSUME_ARGS='--report run' run pipeline --size 4096 --items 10
+  assert_status 0
+  [ "${#lines[@]}" -eq 2 ]
+  [ "${lines[0]}" = "$RUN_HEADER" ]
+  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,1,4,10,40960,([0-9]+\.[0-9]{6}),([0-9]+\.[0-9]{2}),([0-9]+\.[0-9]{4}),[0-9]+\.[0-9]{6},,0,0$ ]]
+  # items_per_s is items / seconds.
+  local seconds=${BASH_REMATCH[1]} rate=${BASH_REMATCH[2]}
+  run awk -v s="$seconds" -v r="$rate" 'BEGIN { d = 10 / s - r; if (d < 0) d = -d; print (s > 0 && d <= 0.01 * r + 0.01) ? "consistent" : "off" }'
+  assert_output consistent
+  CONSUME_ARGS='--report run --no-verify' run pipeline --backend ring --size 1000 --items 3 --dtype uint8 --kind nested --slots 8
+  assert_status 0
+  [[ "${lines[1]}" =~ ^ring-pageable,ring,0,1000,uint8,nested,1,8,3,3081,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,,,0$ ]]
+}
+
+@test "--pin: arms are pinned, the consumer page-locks and reports mlock_ms" {
+  if [ "$(id -u)" -ne 0 ] && [ "$(ulimit -l)" != unlimited ]; then
+    skip "mlock of the arena may exceed RLIMIT_MEMLOCK ($(ulimit -l) KiB)"
+  fi
+  CONSUME_ARGS='--report run' run pipeline --size 64K --items 4 --pin
+  assert_status 0
+  [[ "${lines[1]}" =~ ^pool-pinned,pool,1,65536,fp32,tensor,1,4,4,262144,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9]+\.[0-9]{3},0,0$ ]]
+  run bash -c "set -o pipefail; arena-produce --backend ring --size 64K --items 2 --pin | arena-consume | cut -d, -f1-3"
+  assert_status 0
+  assert_output "arm,backend,pinned
+ring-pinned,ring,1
+ring-pinned,ring,1"
+}
+
+# ------------------------------------------------------------ --save-dir
+
+# The .npy header for DICT: magic, version 1.0, length, dict, spaces, '\n'
+# to a multiple of 64 bytes.
+npy_header() {
+  local dict=$1 total
+  total=$(( (10 + ${#dict} + 1 + 63) / 64 * 64 ))
+  printf '\x93NUMPY\x01\x00'
+  printf "\\x$(printf %02x $(( (total - 10) % 256 )))\\x$(printf %02x $(( (total - 10) / 256 )))"
+  printf '%s%*s\n' "$dict" $(( total - 10 - ${#dict} - 1 )) ''
+}
+
+# Expected elements of leaf L of sequence S, N of them, one per line.
+pattern() {
+  awk -v s="$1" -v l="$2" -v n="$3" 'BEGIN { sh = (s * 17 + l * 29) % 251; for (j = 0; j < n; j++) print (j + sh) % 251 }'
+}
+
+half_bits() {
+  awk '{ v = $1; if (v == 0) { print "0000"; next }
+         e = 0; while (2 ^ (e + 1) <= v) e++
+         printf "%04x\n", (e + 15) * 1024 + (v * 2 ^ (10 - e) - 1024) }'
+}
+
+@test "--save-dir: fp32 tensor leaves as .npy, byte for byte" {
+  mkdir "$TMP/npy"
+  CONSUME_ARGS="--save-dir $TMP/npy" run pipeline --size 1200 --items 2
+  assert_status 0
+  run ls "$TMP/npy"
+  assert_output "seq0_leaf0.npy
+seq1_leaf0.npy"
+  local seq
+  for seq in 0 1; do
+    local f=$TMP/npy/seq${seq}_leaf0.npy
+    npy_header "{'descr': '<f4', 'fortran_order': False, 'shape': (300,), }" > "$TMP/want"
+    run cmp <(head -c 128 "$f") "$TMP/want"
+    assert_status 0
+    [ "$(stat -c %s "$f")" -eq $((128 + 300 * 4)) ]
+    run bash -c "tail -c +129 '$f' | od -An -v -tf4 -w4 | awk '{ print \$1 + 0 }'"
+    assert_output "$(pattern $seq 0 300)"
+  done
+}
+
+@test "--save-dir: fp16 and uint8 nested leaves in order main, nested[0], nested[1][0]" {
+  mkdir "$TMP/h" "$TMP/u"
+  CONSUME_ARGS="--save-dir $TMP/h" run pipeline --size 600 --items 1 --dtype fp16 --kind nested
+  assert_status 0
+  run ls "$TMP/h"
+  assert_output "seq0_leaf0.npy
+seq0_leaf1.npy
+seq0_leaf2.npy"
+  local leaf count
+  for leaf in 0 1 2; do
+    count=150
+    [ "$leaf" -eq 2 ] && count=3
+    npy_header "{'descr': '<f2', 'fortran_order': False, 'shape': ($count,), }" > "$TMP/want"
+    run cmp <(head -c 128 "$TMP/h/seq0_leaf$leaf.npy") "$TMP/want"
+    assert_status 0
+    [ "$(stat -c %s "$TMP/h/seq0_leaf$leaf.npy")" -eq $((128 + count * 2)) ]
+    run bash -c "tail -c +129 '$TMP/h/seq0_leaf$leaf.npy' | od -An -v -tx2 -w2 | tr -d ' '"
+    assert_output "$(pattern 0 $leaf $count | half_bits)"
+  done
+
+  CONSUME_ARGS="--save-dir $TMP/u" run pipeline --backend ring --size 100 --items 3 --dtype uint8 --kind nested
+  assert_status 0
+  [ "$(ls "$TMP/u" | wc -l)" -eq 9 ]
+  for leaf in 0 1 2; do
+    count=50
+    [ "$leaf" -eq 2 ] && count=3
+    npy_header "{'descr': '|u1', 'fortran_order': False, 'shape': ($count,), }" > "$TMP/want"
+    run cmp <(head -c 128 "$TMP/u/seq2_leaf$leaf.npy") "$TMP/want"
+    assert_status 0
+    run bash -c "tail -c +129 '$TMP/u/seq2_leaf$leaf.npy' | od -An -v -tu1 -w1 | tr -d ' '"
+    assert_output "$(pattern 2 $leaf $count)"
+  done
+}
+
+@test "--save-dir files load with numpy where it is installed" {
+  python3 -c 'import numpy' 2> /dev/null || skip "numpy is not installed"
+  mkdir "$TMP/npy"
+  CONSUME_ARGS="--save-dir $TMP/npy" run pipeline --size 400 --items 2 --dtype fp16 --kind nested
+  assert_status 0
+  run python3 -c "
+import numpy as np, sys
+d = sys.argv[1]
+for s in (0, 1):
+    for l, n in ((0, 100), (1, 100), (2, 3)):
+        a = np.load('%s/seq%d_leaf%d.npy' % (d, s, l))
+        want = (np.arange(n) + (s * 17 + l * 29) % 251) % 251
+        assert a.dtype == np.float16 and a.shape == (n,) and (a == want).all()
+print('ok')" "$TMP/npy"
+  assert_output ok
+}
+
+# -------------------------------------------------- interrupts and kills
+
+# launch PRODUCER-ARGS -- CONSUMER-ARGS: both sides in the background on a
+# FIFO, with default signal dispositions (a background job of a script
+# ignores SIGINT otherwise).
+launch() {
+  local pargs=() cargs=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do pargs+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  cargs=("$@")
+  mkfifo "$TMP/fifo"
+  env --default-signal arena-produce "${pargs[@]}" > "$TMP/fifo" 2> "$TMP/producer.err" 3>&- &
+  PRODUCER=$!
+  env --default-signal arena-consume "${cargs[@]}" < "$TMP/fifo" > "$TMP/consumer.out" 2> "$TMP/consumer.err" 3>&- &
+  CONSUMER=$!
+  PIDS+=("$PRODUCER" "$CONSUMER")
+}
+
+# Poll (at most 5 s) until the consumer has mapped an arena.
+wait_attached() {
+  local i
+  for i in $(seq 100); do
+    grep -q '/dev/shm/arenabench\.' "/proc/$CONSUMER/maps" 2> /dev/null && return 0
+    sleep 0.05
+  done
+  echo "the consumer attached no arena in 5 s" >&2
+  return 1
+}
+
+# ended PID SECONDS: wait at most SECONDS for PID to exit; its status in $ENDED.
+ended() {
+  local pid=$1 i
+  for i in $(seq $(( $2 * 20 ))); do
+    kill -0 "$pid" 2> /dev/null || break
+    # A stopped or exited child shows as a zombie until waited for.
+    [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2> /dev/null)" = Z ] && break
+    sleep 0.05
+  done
+  if kill -0 "$pid" 2> /dev/null && [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2> /dev/null)" != Z ]; then
+    echo "process $pid still running after $2 s" >&2
+    return 1
+  fi
+  ENDED=0
+  wait "$pid" || ENDED=$?
+}
+
+# Start a pipeline with room for a million items, let it run, and stop
+# the consumer so the producer is waiting for space.
+start_and_stall() {
+  launch --size 4096 --items 1000000 --slots 4 --timeout 30 "$@"
+  wait_attached
+  sleep 0.2
+  kill -STOP "$CONSUMER"
+  sleep 0.3
+}
+
+kill_consumer() {
+  local sig=$1 want=$2
+  start_and_stall
+  local t0=$SECONDS
+  kill "-$sig" "$CONSUMER"
+  kill -CONT "$CONSUMER" 2> /dev/null || true
+  ended "$CONSUMER" 5
+  [ "$ENDED" -eq "$want" ]
+  # The producer notices within a liveness slice, not its 30 s timeout.
+  ended "$PRODUCER" 5
+  [ "$ENDED" -eq 75 ]
+  [ $((SECONDS - t0)) -le 5 ]
+  run cat "$TMP/producer.err"
+  [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ the\ consumer\ went\ away\ \(arena\ \'$NAME_RE\'\)$ ]]
+  assert_no_arena_left
+}
+
+@test "SIGINT to the consumer: the producer exits 75, nothing left" {
+  kill_consumer INT 130
+}
+
+@test "SIGTERM to the consumer: the producer exits 75, nothing left" {
+  kill_consumer TERM 143
+}
+
+@test "SIGKILL of the consumer: the producer notices and exits 75 well within --timeout" {
+  kill_consumer KILL 137
+}
+
+@test "a stalled consumer: the producer gives up after --timeout with exit 75" {
+  launch --size 4096 --items 1000 --slots 2 --timeout 1
+  wait_attached
+  kill -STOP "$CONSUMER"
+  ended "$PRODUCER" 5
+  [ "$ENDED" -eq 75 ]
+  run cat "$TMP/producer.err"
+  [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ space\ freed\ in\ arena\ \'$NAME_RE\'\ for\ 1\ s:\ the\ consumer\ stalled\ or\ is\ not\ reading$ ]]
+  # Woken, the consumer finds the stream cut short.
+  kill -CONT "$CONSUMER" 2> /dev/null || true
+  ended "$CONSUMER" 5
+  [ "$ENDED" -eq 75 ]
+  run cat "$TMP/consumer.err"
+  [[ "$output" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ [0-9]+\ items,\ [0-9]+\ rows\ received$ ]]
+}
+
+kill_producer() {
+  local sig=$1 want=$2 workers=$3
+  start_and_stall --workers "$workers"
+  local t0=$SECONDS
+  kill "-$sig" "$PRODUCER"
+  ended "$PRODUCER" 5
+  [ "$ENDED" -eq "$want" ]
+  kill -CONT "$CONSUMER" 2> /dev/null || true
+  ended "$CONSUMER" 5
+  [ $((SECONDS - t0)) -le 10 ]
+  [ "$ENDED" -eq 75 ]
+  run cat "$TMP/consumer.err"
+  [[ "$output" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ ([0-9]+)\ items,\ ([0-9]+)\ rows\ received$ ]]
+  # Every row published was delivered before the producer died.
+  [ "${BASH_REMATCH[1]}" -eq "${BASH_REMATCH[2]}" ]
+  assert_no_arena_left
+}
+
+@test "SIGINT to the producer: it exits 130, the consumer reports a truncated stream" {
+  kill_producer INT 130 1
+}
+
+@test "SIGTERM to the producer with 2 workers: exit 143, truncated stream, nothing left" {
+  kill_producer TERM 143 2
+}
+
+@test "SIGKILL of the producer parent: workers die with it, the consumer exits 75" {
+  start_and_stall --workers 2
+  local workers
+  workers=$(pgrep -P "$PRODUCER" | tr '\n' ' ')
+  [ "$(wc -w <<< "$workers")" -eq 2 ]
+  kill -KILL "$PRODUCER"
+  ended "$PRODUCER" 5
+  [ "$ENDED" -eq 137 ]
+  local pid i
+  for pid in $workers; do
+    for i in $(seq 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.05; done
+    ! kill -0 "$pid" 2> /dev/null
+  done
+  kill -CONT "$CONSUMER" 2> /dev/null || true
+  ended "$CONSUMER" 5
+  [ "$ENDED" -eq 75 ]
+  run cat "$TMP/consumer.err"
+  [[ "$output" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ ([0-9]+)\ items,\ ([0-9]+)\ rows\ received$ ]]
+  [ "${BASH_REMATCH[1]}" -eq "${BASH_REMATCH[2]}" ]
+}
+
+@test "SIGKILL of the producer parent before any consumer: its workers unlink the arenas" {
+  arena-produce --size 4096 --items 10 --slots 2 --workers 2 --timeout 30 > "$TMP/rows.csv" 2> "$TMP/producer.err" 3>&- &
+  PRODUCER=$!
+  PIDS+=("$PRODUCER")
+  local i
+  for i in $(seq 100); do [ "$(wc -l < "$TMP/rows.csv")" -ge 5 ] && break; sleep 0.05; done
+  [ "$(ls /dev/shm | grep -c "^arenabench\.$PRODUCER\.")" -eq 2 ]
+  kill -KILL "$PRODUCER"
+  ended "$PRODUCER" 5
+  for i in $(seq 100); do ls /dev/shm | grep -q "^arenabench\.$PRODUCER\." || break; sleep 0.05; done
+  assert_no_arena_left
+  run arena-consume < "$TMP/rows.csv"
+  assert_status 66
+  [[ "$output" =~ ^arena-consume:\ line\ 2:\ arena\ \'$NAME_RE\':\ no\ such\ arena\ \(its\ producer\ exited\ or\ it\ was\ consumed\ already\)$ ]]
+}
+
+@test "SIGINT to a producer with no consumer: exit 130, arenas unlinked" {
+  env --default-signal arena-produce --size 4096 --items 10 --slots 2 --workers 3 --timeout 30 > "$TMP/rows.csv" 2> "$TMP/producer.err" 3>&- &
+  PRODUCER=$!
+  PIDS+=("$PRODUCER")
+  local i
+  for i in $(seq 100); do [ "$(wc -l < "$TMP/rows.csv")" -ge 7 ] && break; sleep 0.05; done
+  [ "$(ls /dev/shm | grep -c "^arenabench\.$PRODUCER\.")" -eq 3 ]
+  kill -INT "$PRODUCER"
+  ended "$PRODUCER" 5
+  [ "$ENDED" -eq 130 ]
+  run cat "$TMP/producer.err"
+  assert_output ""
+}
+
+@test "SIGPIPE to the consumer (| head -n 3): nothing left, the producer stops" {
+  run timeout 30 bash -c "env --default-signal arena-produce --size 4096 --items 200000 --timeout 30 2> '$TMP/producer.err' | env --default-signal arena-consume | head -n 3; echo \"\${PIPESTATUS[*]}\""
+  assert_status 0
+  [ "${#lines[@]}" -eq 4 ]
+  [ "${lines[0]}" = "$ITEM_HEADER" ]
+  # The consumer dies of SIGPIPE; the producer finds it gone either while
+  # waiting for space (75, with a message) or on its next write (SIGPIPE).
+  case ${lines[3]} in
+    "75 141 0")
+      run cat "$TMP/producer.err"
+      [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ the\ consumer\ went\ away\ \(arena\ \'$NAME_RE\'\)$ ]] ;;
+    "141 141 0")
+      run cat "$TMP/producer.err"
+      assert_output "" ;;
+    *)
+      echo "statuses: ${lines[3]}" >&2
+      false ;;
+  esac
+}
+
+# ------------------------------------------------------ manual examples
+
+@test "the EXAMPLES of the manual pages run and leave nothing behind" {
+  local page cmd n=0
+  cd "$TMP"
+  for page in arena-produce.1 arena-consume.1 arenabench.7; do
+    # Commands are the lines after '.EX' that start with '$ '.
+    while IFS= read -r cmd; do
+      n=$((n + 1))
+      # Plain bash: the head example ends its producer with SIGPIPE, as
+      # documented; any other failure shows on stderr.
+      run timeout 60 bash -c "{ $cmd
+} 2> '$TMP/example.err'"
+      if [ "$status" -ne 0 ] || [ -s "$TMP/example.err" ]; then
+        echo "$page: '$cmd' exited $status: $output $(cat "$TMP/example.err")" >&2
+        return 1
+      fi
+    done < <(awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0 } ex && /^\$ / { sub(/^\$ /, ""); gsub(/\\-/, "-"); gsub(/\\e/, "\\"); print }' "$top_srcdir/man/$page")
+  done
+  [ "$n" -ge 6 ]
+}
