@@ -16,10 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A worker that finds its reader gone exits like a process killed by
-   SIGPIPE would, and the parent then re-raises SIGPIPE.  */
-#define EXIT_READER_GONE (128 + SIGPIPE)
-
 enum
 {
   OPT_BACKEND = OPTION_FIRST_PRIVATE, OPT_SIZE, OPT_ITEMS, OPT_EPOCHS, OPT_WORKERS,
@@ -113,7 +109,8 @@ install_signal_handlers (void)
   sigemptyset (&sa.sa_mask);
   for (size_t i = 0; i < ARRAY_SIZE (fatal); i++)
     sigaction (fatal[i], &sa, NULL);
-  /* Writes to a closed pipe return EPIPE, so we can clean up first.  */
+  /* A closed pipe is a consumer that went away: EPIPE lets us say so and
+     clean up, the same as when we find it gone while waiting for space. */
   signal (SIGPIPE, SIG_IGN);
 }
 
@@ -160,10 +157,7 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
         handle_row_format (&line, &row);
         int err = csv_line_write (&line, STDOUT_FILENO);
         if (err == EPIPE)
-          {
-            unlink_all ();
-            _exit (EXIT_READER_GONE);
-          }
+          worker_failed (worker, ARENA_PEER_GONE, cfg, "writing a handle row");
         if (err)
           die (EXIT_IOERR, err, "write error");
       }
@@ -225,7 +219,7 @@ wait_workers (void)
       if (code != EXIT_OK && result == EXIT_OK)
         {
           result = code;
-          if (WIFSIGNALED (wstatus) && WTERMSIG (wstatus) != SIGPIPE)
+          if (WIFSIGNALED (wstatus))
             warn (0, "a worker was killed by signal %d", WTERMSIG (wstatus));
           for (uint32_t w = 0; w < worker_count; w++)
             if (worker_pids[w] > 0)
@@ -327,21 +321,12 @@ main (int argc, char **argv)
   int err = csv_line_write (&line, STDOUT_FILENO);
   csv_line_free (&line);
   if (err == EPIPE)
-    {
-      unlink_all ();
-      signal (SIGPIPE, SIG_DFL);
-      raise (SIGPIPE);
-    }
+    die (EXIT_TEMPFAIL, 0, "writing the header: the consumer went away");
   if (err)
     die (EXIT_IOERR, err, "write error");
 
   start_workers (&cfg);
   int result = wait_workers ();
   unlink_all ();
-  if (result == EXIT_READER_GONE)
-    {
-      signal (SIGPIPE, SIG_DFL);
-      raise (SIGPIPE);
-    }
   return result > 125 ? EXIT_TEMPFAIL : result;
 }

@@ -442,7 +442,7 @@ arena_check (struct arena *arena, const struct arena_handle *handle, const char 
                                             memory_order_acquire);
       if (word != (handle->generation << 1 | 1))
         {
-          *why = (word & 1) ? "stale generation: the slot holds a newer item"
+          *why = (word & 1) ? "stale generation: the slot holds another item"
             : "stale generation: the slot is not filled";
           return ARENA_STALE;
         }

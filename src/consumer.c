@@ -205,9 +205,9 @@ consumer_complete (struct consumer *c, const struct consumer_item *item,
       c->mismatched_items++;
       c->mismatches += check->mismatches;
       warn (0, "line %zu: sequence %" PRIu64 " leaf %u index %" PRIu64
-            ": expected %g, found %g (%" PRIu64 " mismatched elements in the item)",
+            ": expected %g, found %g (%" PRIu64 " mismatched element%s in the item)",
             item->line, item->row.sequence, check->leaf, check->index, check->expected,
-            check->actual, check->mismatches);
+            check->actual, check->mismatches, check->mismatches == 1 ? "" : "s");
     }
   if (!item->measured)
     return;
@@ -315,6 +315,8 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
     die (EXIT_NOINPUT, 0, "no measured items: every row belongs to the %u warm-up epoch%s",
          options->warmup_epochs, options->warmup_epochs == 1 ? "" : "s");
 
+  if (options->report == REPORT_RUN)
+    print_run_report (&c);
   for (size_t i = 0; i < c.nsources; i++)
     {
       if (c.sources[i]->pinned && sink->unpin)
@@ -322,8 +324,6 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
       arena_detach (&c.sources[i]->arena, true);
       free (c.sources[i]);
     }
-  if (options->report == REPORT_RUN)
-    print_run_report (&c);
   active_consumer = NULL;
   die_set_cleanup (NULL);
   free (c.sources);

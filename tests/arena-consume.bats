@@ -66,7 +66,7 @@ start_producer() {
     if [ "$(wc -l < "$file")" -gt "$want" ]; then return 0; fi
     sleep 0.05
   done
-  echo "producer wrote no $want rows in 5 s" >&2
+  echo "producer wrote no $want rows in 5 s: $(cat "$file.err")" >&2
   return 1
 }
 
@@ -373,7 +373,7 @@ arena-consume: arena '$FORGED_NAME': truncated stream: producer (pid 0) stopped 
 4|4097|offset or length does not match the slot
 3|9|slot out of range
 3|1|offset or length does not match the slot
-6|7|stale generation: the slot holds a newer item
+6|7|stale generation: the slot holds another item
 EOF
   run grep -cE "^arena-produce: worker 0: waiting for the consumer to release every item: the consumer went away \(arena '$NAME_RE'\)\$" "$TMP/rows.csv.err"
   assert_output 1
@@ -393,7 +393,7 @@ EOF
   start_producer 1 "$TMP/rows.csv" --size 4096 --items 3 --slots 1
   run bash -c "{ sed -n 1,2p '$TMP/rows.csv'; sleep 0.5; sed -n 2p '$TMP/rows.csv'; } | arena-consume > /dev/null"
   assert_status 65
-  assert_output "arena-consume: line 3: arena '$(arena_name)': stale generation: the slot holds a newer item"
+  assert_output "arena-consume: line 3: arena '$(arena_name)': stale generation: the slot holds another item"
   producer_ended 75
 }
 
@@ -455,7 +455,7 @@ EOF
   printf '\x40' | dd of="/dev/shm$(arena_name)" bs=1 seek=$((4096 + 10 * 4 + 2)) conv=notrunc status=none
   run bash -c "arena-consume < '$TMP/rows.csv' > '$TMP/receipts.csv'"
   assert_status 1
-  assert_output "arena-consume: line 2: sequence 0 leaf 0 index 10: expected 10, found 12 (1 mismatched elements in the item)"
+  assert_output "arena-consume: line 2: sequence 0 leaf 0 index 10: expected 10, found 12 (1 mismatched element in the item)"
   run cut -d, -f9,15 "$TMP/receipts.csv"
   assert_output "sequence,mismatches
 0,1
@@ -469,7 +469,7 @@ EOF
   printf '\xff' | dd of="/dev/shm$(arena_name)" bs=1 seek=$((4096 + 8192 + 4096 + 2)) conv=notrunc status=none
   run bash -c "arena-consume < '$TMP/rows.csv' > /dev/null"
   assert_status 1
-  assert_output "arena-consume: line 3: sequence 1 leaf 2 index 2: expected 77, found 255 (1 mismatched elements in the item)"
+  assert_output "arena-consume: line 3: sequence 1 leaf 2 index 2: expected 77, found 255 (1 mismatched element in the item)"
   producer_ended 0
 
   start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4 --dtype uint8 --kind nested

@@ -254,12 +254,18 @@ EOF
   assert_output "arena-produce: write error: No space left on device"
 }
 
-@test "a reader that leaves (| head -n 3) while rows flow: SIGPIPE status, nothing left" {
+@test "a reader that leaves (| head -n 3) while rows flow: exit 75, consumer went away" {
   # Slots enough that the workers are writing rows, not waiting for space,
-  # when head exits: the next write fails with EPIPE.
-  run timeout 20 bash -c "arena-produce --size 4096 --slots 1000 --items 100000 --workers 2 | head -n 3 > '$TMP/head'; echo \"\${PIPESTATUS[*]}\""
+  # when head exits: the next write fails with EPIPE, and says so.
+  run timeout 20 bash -c "arena-produce --size 4096 --slots 1000 --items 100000 --workers 2 2> '$TMP/err' | head -n 3 > '$TMP/head'; echo \"\${PIPESTATUS[*]}\""
   assert_status 0
-  assert_output "141 0"
+  assert_output "75 0"
+  run cat "$TMP/err"
+  [ "${#lines[@]}" -ge 1 ]
+  local line
+  for line in "${lines[@]}"; do
+    [[ "$line" =~ ^arena-produce:\ worker\ [01]:\ (writing\ a\ handle\ row|waiting\ for\ space):\ the\ consumer\ went\ away\ \(arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\'\)$ ]]
+  done
   run cat "$TMP/head"
   [ "${#lines[@]}" -eq 3 ] && [ "${lines[0]}" = "$HEADER" ]
 }

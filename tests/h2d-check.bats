@@ -171,7 +171,7 @@ corrupt_first_item() {
     wait "$PRODUCER"   # exits 0: every item was released
     assert_status 1
     # Element 1000 of sequence 0, leaf 0 holds 1000 % 251 = 247.
-    assert_output 'h2d-check: line 2: sequence 0 leaf 0 index 1000: expected 247, found 1.5 (1 mismatched elements in the item)'
+    assert_output 'h2d-check: line 2: sequence 0 leaf 0 index 1000: expected 247, found 1.5 (1 mismatched element in the item)'
   done
   assert_no_shm_leak
 }

@@ -181,7 +181,7 @@ test_pool (void)
       && hs[3].generation == 4, "the next reserve reuses slot 1 with generation 4");
   arena_publish (&p, &hs[3]);
   ok (arena_check (&c, &hs[1], &why) == ARENA_STALE
-      && STREQ (why, "stale generation: the slot holds a newer item"),
+      && STREQ (why, "stale generation: the slot holds another item"),
       "the old handle of slot 1: %s", why);
   ok (arena_check (&c, &hs[3], &why) == ARENA_OK, "the new handle of slot 1 checks");
 
