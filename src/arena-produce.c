@@ -19,7 +19,7 @@
 enum
 {
   OPT_BACKEND = OPTION_FIRST_PRIVATE, OPT_SIZE, OPT_ITEMS, OPT_EPOCHS, OPT_WORKERS,
-  OPT_SLOTS, OPT_DTYPE, OPT_KIND, OPT_PIN, OPT_TIMEOUT,
+  OPT_SLOTS, OPT_DTYPE, OPT_KIND, OPT_PIN, OPT_TIMEOUT, OPT_FILL,
 };
 
 static const struct option long_options[] = {
@@ -33,6 +33,7 @@ static const struct option long_options[] = {
   { "kind", required_argument, NULL, OPT_KIND },
   { "pin", no_argument, NULL, OPT_PIN },
   { "timeout", required_argument, NULL, OPT_TIMEOUT },
+  { "fill", required_argument, NULL, OPT_FILL },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -71,6 +72,7 @@ struct produce_config
   uint32_t epochs;
   uint64_t timeout_ns;
   double timeout_s;
+  enum payload_store store;
 };
 
 /* Arenas and worker pids, for the signal handlers and die().  */
@@ -151,7 +153,8 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
         if (st != ARENA_OK)
           worker_failed (worker, st, cfg, "waiting for space");
         uint64_t start = clock_now_ns ();
-        payload_fill (&row.layout, row.sequence, arena->base + row.handle.offset);
+        payload_fill_store (&row.layout, row.sequence, arena->base + row.handle.offset,
+                            cfg->store);
         row.gen_ns = clock_now_ns () - start;
         arena_publish (arena, &row.handle);
         handle_row_format (&line, &row);
@@ -271,6 +274,9 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
         break;
       case OPT_TIMEOUT:
         cfg->timeout_s = options_double ("--timeout", optarg, 0.001, 1e6);
+        break;
+      case OPT_FILL:
+        cfg->store = options_choice ("--fill", optarg, payload_store_names);
         break;
       case OPTION_HELP:
         usage ();

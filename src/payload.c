@@ -10,6 +10,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <unistd.h>
+#ifdef __SSE2__
+# include <emmintrin.h>
+#endif
 
 const struct dtype_def payload_dtypes[DTYPE_COUNT] = {
   [DTYPE_FP32] = { "fp32", "<f4", 4 },
@@ -19,6 +22,7 @@ const struct dtype_def payload_dtypes[DTYPE_COUNT] = {
 
 const char *const payload_dtype_names[DTYPE_COUNT + 1] = { "fp32", "fp16", "uint8", NULL };
 const char *const payload_kind_names[KIND_COUNT + 1] = { "tensor", "nested", NULL };
+const char *const payload_store_names[STORE_COUNT + 1] = { "auto", "cached", "streaming", NULL };
 
 /* Periods per table: a run of TABLE_PERIODS*251 elements is compared with
    one memcmp.  The table holds one period more so any start fits.  */
@@ -131,29 +135,84 @@ payload_shift (uint64_t sequence, unsigned leaf)
   return (unsigned) ((sequence % PAYLOAD_PERIOD * 17 + leaf * 29) % PAYLOAD_PERIOD);
 }
 
+/* Copy COUNT elements of the pattern starting at SRC (a table position)
+   to DEST with ordinary stores.  */
+static void
+fill_cached (unsigned char *dest, const unsigned char *src, uint64_t count, size_t itemsize)
+{
+  /* Element J is table[J % 251 + shift]; after RUN elements (a whole
+     number of periods) the phase repeats.  */
+  const size_t run = (size_t) TABLE_PERIODS * PAYLOAD_PERIOD;
+  for (uint64_t j = 0; j < count; j += run)
+    {
+      uint64_t n = count - j < run ? count - j : run;
+      memcpy (dest + j * itemsize, src, n * itemsize);
+    }
+}
+
+/* The same with non-temporal stores, 64 bytes at a time: DEST must be
+   16-byte aligned.  The table holds 17 periods, so a 64-byte load at any
+   phase of the first period plus any shift stays inside it.  */
+static bool
+fill_streaming (unsigned char *dest, const unsigned char *src, uint64_t count, size_t itemsize)
+{
+#ifdef __SSE2__
+  if ((uintptr_t) dest % 16 != 0)
+    return false;
+  const size_t period = (size_t) PAYLOAD_PERIOD * itemsize;
+  uint64_t bytes = count * itemsize, b = 0;
+  size_t phase = 0;
+  for (; b + 64 <= bytes; b += 64)
+    {
+      const __m128i *s = (const __m128i *) (src + phase);
+      __m128i v0 = _mm_loadu_si128 (s), v1 = _mm_loadu_si128 (s + 1);
+      __m128i v2 = _mm_loadu_si128 (s + 2), v3 = _mm_loadu_si128 (s + 3);
+      __m128i *d = (__m128i *) (dest + b);
+      _mm_stream_si128 (d, v0);
+      _mm_stream_si128 (d + 1, v1);
+      _mm_stream_si128 (d + 2, v2);
+      _mm_stream_si128 (d + 3, v3);
+      phase += 64;
+      if (phase >= period)
+        phase -= period;
+    }
+  memcpy (dest + b, src + phase, bytes - b);
+  return true;
+#else
+  return false;
+#endif
+}
+
 void
-payload_fill (const struct payload_layout *layout, uint64_t sequence, void *item)
+payload_fill_store (const struct payload_layout *layout, uint64_t sequence, void *item,
+                    enum payload_store store)
 {
   const unsigned char *table = period_table (layout->dtype);
   size_t itemsize = payload_dtypes[layout->dtype].itemsize;
-  const size_t run = (size_t) TABLE_PERIODS * PAYLOAD_PERIOD;
   unsigned char *base = item;
   uint64_t end = 0;
+  bool streamed = false;
   for (unsigned l = 0; l < layout->nleaves; l++)
     {
       const struct payload_leaf *leaf = &layout->leaves[l];
       memset (base + end, 0, leaf->offset - end);
       unsigned char *dest = base + leaf->offset;
       const unsigned char *src = table + (size_t) payload_shift (sequence, l) * itemsize;
-      /* Element J is table[J % 251 + shift]; after RUN elements (a whole
-         number of periods) the phase repeats.  */
-      for (uint64_t j = 0; j < leaf->count; j += run)
-        {
-          uint64_t n = leaf->count - j < run ? leaf->count - j : run;
-          memcpy (dest + j * itemsize, src, n * itemsize);
-        }
-      end = leaf->offset + leaf->count * itemsize;
+      uint64_t bytes = leaf->count * itemsize;
+      bool stream = store == STORE_STREAMING
+        || (store == STORE_AUTO && bytes >= PAYLOAD_STREAM_MIN_BYTES);
+      if (stream && fill_streaming (dest, src, leaf->count, itemsize))
+        streamed = true;
+      else
+        fill_cached (dest, src, leaf->count, itemsize);
+      end = leaf->offset + bytes;
     }
+#ifdef __SSE2__
+  /* Non-temporal stores are weakly ordered: make them visible before the
+     caller publishes the item.  */
+  if (streamed)
+    _mm_sfence ();
+#endif
 }
 
 double

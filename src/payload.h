@@ -64,9 +64,26 @@ payload_value (uint64_t j, unsigned shift)
   return (unsigned) ((j % PAYLOAD_PERIOD + shift) % PAYLOAD_PERIOD);
 }
 
+/* How payload_fill writes memory.  Cached stores suit items that fit in the
+   cache; streaming (non-temporal) stores skip the read-for-ownership a
+   cached store makes, nearly halving a producer's memory traffic for large
+   items, and leave the cache to the consumer.  */
+enum payload_store { STORE_AUTO, STORE_CACHED, STORE_STREAMING, STORE_COUNT };
+extern const char *const payload_store_names[STORE_COUNT + 1];
+
+/* Leaves at least this long are streamed under STORE_AUTO.  */
+#define PAYLOAD_STREAM_MIN_BYTES (1u << 20)
+
 /* Write item SEQUENCE into ITEM (layout->bytes long); padding between leaves
-   is zeroed.  Runs at memcpy speed from a precomputed period table.  */
-void payload_fill (const struct payload_layout *layout, uint64_t sequence, void *item);
+   is zeroed.  Runs at memory speed from a precomputed period table.  */
+void payload_fill_store (const struct payload_layout *layout, uint64_t sequence, void *item,
+                         enum payload_store store);
+
+static inline void
+payload_fill (const struct payload_layout *layout, uint64_t sequence, void *item)
+{
+  payload_fill_store (layout, sequence, item, STORE_AUTO);
+}
 
 /* Result of checking one item.  */
 struct payload_check

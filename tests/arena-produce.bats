@@ -278,3 +278,18 @@ EOF
   [ "${lines[1]}" = "75 0" ]
   [[ "${lines[0]}" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ the\ consumer\ went\ away\ \(arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\'\)$ ]]
 }
+
+@test "--fill: every way of storing writes the same checked payloads" {
+  local fill
+  for fill in auto cached streaming; do
+    run bash -c "arena-produce --fill $fill --size 1MiB --kind nested --dtype fp16 --items 3 | arena-consume | cut -d, -f9,15"
+    assert_status 0
+    assert_output "sequence,mismatches
+0,0
+1,0
+2,0"
+  done
+  run arena-produce --fill fast
+  assert_status 64
+  assert_output "arena-produce: --fill: invalid choice 'fast' (choose from 'auto', 'cached', 'streaming')"
+}

@@ -161,12 +161,14 @@ test_layouts (void)
   ok (aligned, "every leaf starts %d-byte aligned", PAYLOAD_LEAF_ALIGN);
 }
 
-/* Fill an item, check every element against the definition, then verify. */
+/* Fill an item with each way of storing, check every element against the
+   definition, then verify.  */
 static void
 test_round_trip (void)
 {
-  static const uint64_t sizes[] = { 1, 7, 100, 4096, 4016 * 4 + 12, 70000 };
+  static const uint64_t sizes[] = { 1, 7, 100, 4096, 4016 * 4 + 12, 70000, (1 << 20) + 36 };
   static const uint64_t sequences[] = { 0, 1, 5, 250, 251, 123456789, UINT64_MAX };
+  for (int st = 0; st < STORE_COUNT; st++)
   for (int d = 0; d < DTYPE_COUNT; d++)
     for (int k = 0; k < KIND_COUNT; k++)
       {
@@ -179,7 +181,7 @@ test_round_trip (void)
                                    (enum payload_kind) k);
               unsigned char *item = xmalloc (layout.bytes + 16);
               memset (item, 0xa5, layout.bytes + 16);
-              payload_fill (&layout, sequences[q], item);
+              payload_fill_store (&layout, sequences[q], item, (enum payload_store) st);
               uint64_t end = 0;
               for (unsigned l = 0; l < layout.nleaves; l++)
                 {
@@ -207,9 +209,9 @@ test_round_trip (void)
               free (item);
             }
         if (!ok (bad_value == 0 && failed_verify == 0 && dirty_padding == 0,
-                 "%s %s: fill writes the pattern (%" PRIu64 " elements), verify accepts it "
-                 "and refuses the next sequence", payload_dtypes[d].name, payload_kind_names[k],
-                 checked))
+                 "%s %s, %s stores: fill writes the pattern (%" PRIu64 " elements), verify "
+                 "accepts it and refuses the next sequence", payload_dtypes[d].name,
+                 payload_kind_names[k], payload_store_names[st], checked))
           printf ("#   %" PRIu64 " bad values, %" PRIu64 " verify failures, %" PRIu64
                   " dirty padding bytes\n", bad_value, failed_verify, dirty_padding);
       }
