@@ -359,7 +359,7 @@ main (int argc, char **argv)
       size_t ti = order[k] / cfg.ncounts, ci = order[k] % cfg.ncounts;
       uint64_t total_bytes = cfg.total_mib[ti] << 20;
       if (raw[ti] == 0)
-        raw[ti] = gpu_raw_copy_gbps (GPU_DEVICE_TO_HOST, true, total_bytes, RAW_REPEATS);
+        raw[ti] = gpu_raw_copy_gbps (GPU_DEVICE_TO_HOST, GPU_HOST_PINNED, total_bytes, RAW_REPEATS);
       /* After copies have run, so an idle link has trained up to speed.  */
       gpu_describe (device, &r.gpu);
       run_case (ov, &cfg, &r, &line, total_bytes, cfg.num_tensors[ci], raw[ti], &rng);

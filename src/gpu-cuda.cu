@@ -9,6 +9,9 @@
 #include <cstring>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cuda_runtime.h>
 
 /* The C headers use C11's _Noreturn, which C++ spells differently.  */
@@ -176,22 +179,70 @@ gpu_describe (int device, struct gpu_info *info)
   cudaGetLastError ();
 }
 
+/* COUNT host buffers of BYTES of kind MEMORY, every page touched.  */
+static std::vector<unsigned char *>
+host_buffers (enum gpu_host_memory memory, size_t bytes, size_t count)
+{
+  std::vector<unsigned char *> buffers (count);
+  size_t total = bytes * count;
+  switch (memory)
+    {
+    case GPU_HOST_PINNED:
+      for (size_t i = 0; i < count; i++)
+        GPU_CHECK (cudaHostAlloc (&buffers[i], bytes, cudaHostAllocDefault));
+      break;
+    case GPU_HOST_PAGEABLE:
+      for (size_t i = 0; i < count; i++)
+        buffers[i] = static_cast<unsigned char *> (xmalloc (bytes));
+      break;
+    case GPU_HOST_PAGEABLE_SHM:
+      {
+        /* One memfd mapping: no name is left in /dev/shm whatever happens. */
+        int fd = memfd_create ("arenabench-raw-copy", MFD_CLOEXEC);
+        if (fd < 0)
+          die (EXIT_OSERR, errno, "memfd_create");
+        if (ftruncate (fd, (off_t) total) != 0)
+          die (EXIT_OSERR, errno, "ftruncate of %zu bytes of shared memory", total);
+        void *p = mmap (NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED)
+          die (EXIT_OSERR, errno, "mmap of %zu bytes of shared memory", total);
+        close (fd);
+        for (size_t i = 0; i < count; i++)
+          buffers[i] = static_cast<unsigned char *> (p) + i * bytes;
+        break;
+      }
+    }
+  /* Fault every page in first: the limit, not the page faults, is wanted. */
+  for (unsigned char *b : buffers)
+    memset (b, 0xa5, bytes);
+  return buffers;
+}
+
+static void
+free_host_buffers (enum gpu_host_memory memory, std::vector<unsigned char *> &buffers,
+                   size_t bytes)
+{
+  for (unsigned char *b : buffers)
+    if (memory == GPU_HOST_PINNED)
+      GPU_CHECK (cudaFreeHost (b));
+    else if (memory == GPU_HOST_PAGEABLE)
+      free (b);
+  if (memory == GPU_HOST_PAGEABLE_SHM)
+    munmap (buffers[0], bytes * buffers.size ());
+}
+
 double
-gpu_raw_copy_gbps (enum gpu_copy_direction direction, bool pinned,
+gpu_raw_copy_gbps (enum gpu_copy_direction direction, enum gpu_host_memory memory,
                    size_t bytes, unsigned repeats)
 {
   if (bytes == 0 || repeats == 0)
     die (EXIT_SOFTWARE, 0, "gpu_raw_copy_gbps: nothing to copy");
 
-  void *device_buf, *host_buf;
+  size_t count = std::max<size_t> (1, (GPU_COLD_BYTES + bytes - 1) / bytes);
+  std::vector<unsigned char *> host = host_buffers (memory, bytes, count);
+  void *device_buf;
   GPU_CHECK (cudaMalloc (&device_buf, bytes));
   GPU_CHECK (cudaMemset (device_buf, 0x5a, bytes));
-  if (pinned)
-    GPU_CHECK (cudaHostAlloc (&host_buf, bytes, cudaHostAllocDefault));
-  else
-    host_buf = xmalloc (bytes);
-  /* Fault every page in first: the limit, not the page faults, is wanted.  */
-  memset (host_buf, 0xa5, bytes);
 
   cudaStream_t stream;
   cudaEvent_t start, stop;
@@ -200,16 +251,15 @@ gpu_raw_copy_gbps (enum gpu_copy_direction direction, bool pinned,
   GPU_CHECK (cudaEventCreate (&stop));
 
   bool d2h = direction == GPU_DEVICE_TO_HOST;
-  void *dst = d2h ? host_buf : device_buf;
-  const void *src = d2h ? device_buf : host_buf;
   cudaMemcpyKind kind = d2h ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
-
   std::vector<double> gbps;
   const unsigned warmup = 3;
   for (unsigned i = 0; i < warmup + repeats; i++)
     {
+      unsigned char *h = host[i % count];
       GPU_CHECK (cudaEventRecord (start, stream));
-      GPU_CHECK (cudaMemcpyAsync (dst, src, bytes, kind, stream));
+      GPU_CHECK (cudaMemcpyAsync (d2h ? (void *) h : device_buf, d2h ? device_buf : (void *) h,
+                                  bytes, kind, stream));
       GPU_CHECK (cudaEventRecord (stop, stream));
       GPU_CHECK (cudaEventSynchronize (stop));
       float ms = 0;
@@ -222,10 +272,7 @@ gpu_raw_copy_gbps (enum gpu_copy_direction direction, bool pinned,
   GPU_CHECK (cudaEventDestroy (stop));
   GPU_CHECK (cudaStreamDestroy (stream));
   GPU_CHECK (cudaFree (device_buf));
-  if (pinned)
-    GPU_CHECK (cudaFreeHost (host_buf));
-  else
-    free (host_buf);
+  free_host_buffers (memory, host, bytes);
 
   if (gbps.empty ())
     return 0;

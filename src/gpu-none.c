@@ -48,7 +48,7 @@ gpu_describe (int device, struct gpu_info *info)
 }
 
 double
-gpu_raw_copy_gbps (enum gpu_copy_direction direction, bool pinned,
+gpu_raw_copy_gbps (enum gpu_copy_direction direction, enum gpu_host_memory memory,
                    size_t bytes, unsigned repeats)
 {
   no_cuda ();
@@ -165,8 +165,3 @@ h2d_pipeline_capacity (const struct h2d_pipeline *pipe)
   no_cuda ();
 }
 
-double
-h2d_pipeline_raw_gbps (const void *host, uint64_t bytes, unsigned repeats)
-{
-  no_cuda ();
-}

@@ -65,18 +65,33 @@ struct gpu_info
 
 void gpu_describe (int device, struct gpu_info *info);
 
-/* Raw copy bandwidth of the current device in GB/s (10^9 bytes per second):
-   the median of REPEATS event-timed single cudaMemcpyAsync calls of BYTES,
-   after warm-up, between a device buffer and host memory that is pinned
-   (cudaHostAlloc) or pageable (malloc, touched first).  The physical limit
-   beside which a pipeline's figure is judged.  */
 enum gpu_copy_direction
 {
   GPU_HOST_TO_DEVICE,
   GPU_DEVICE_TO_HOST
 };
 
-double gpu_raw_copy_gbps (enum gpu_copy_direction direction, bool pinned,
+/* The host side of a raw copy: page-locked (cudaHostAlloc), pageable
+   (malloc), or pageable shared memory (memfd: tmpfs pages, as arenas are). */
+enum gpu_host_memory
+{
+  GPU_HOST_PINNED,
+  GPU_HOST_PAGEABLE,
+  GPU_HOST_PAGEABLE_SHM
+};
+
+/* Host bytes a raw measurement cycles through: more than any CPU cache,
+   so each copy finds its host buffer in memory, as a pipeline finds an
+   item a producer wrote, and not in the cache (which one buffer copied
+   over and over would time instead).  */
+#define GPU_COLD_BYTES ((size_t) 1 << 30)
+
+/* Raw copy bandwidth of the current device in GB/s (10^9 bytes per second):
+   the median of REPEATS event-timed single cudaMemcpyAsync calls of BYTES,
+   after warm-up, between a device buffer and host memory of kind MEMORY,
+   touched first and cycled through GPU_COLD_BYTES.  The physical limit
+   beside which a pipeline's figure is judged.  */
+double gpu_raw_copy_gbps (enum gpu_copy_direction direction, enum gpu_host_memory memory,
                           size_t bytes, unsigned repeats);
 
 /* ======================================================================

@@ -14,7 +14,6 @@
 
 #include <inttypes.h>
 #include <stdatomic.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 /* Copies per --calibrate figure, after gpu_raw_copy_gbps's warm-up.  */
@@ -303,37 +302,24 @@ put_calibration (const struct gpu_sink *sink, struct csv_line *line, const char 
   csv_line_put (line, stdout);
 }
 
-/* Pageable shared memory, as the arenas are (tmpfs pages, MAP_SHARED),
-   rather than malloc's private anonymous memory, which may sit in huge
-   pages: a memfd leaves no name in /dev/shm.  */
-static double
-shm_raw_gbps (uint64_t bytes)
-{
-  int fd = memfd_create ("h2d-check-calibrate", MFD_CLOEXEC);
-  if (fd < 0)
-    die (EXIT_OSERR, errno, "--calibrate: memfd_create");
-  if (ftruncate (fd, (off_t) bytes) != 0)
-    die (EXIT_OSERR, errno, "--calibrate: ftruncate of %" PRIu64 " bytes", bytes);
-  void *p = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED)
-    die (EXIT_OSERR, errno, "--calibrate: mmap of %" PRIu64 " bytes", bytes);
-  close (fd);
-  memset (p, 0xa5, bytes);
-  double gbps = h2d_pipeline_raw_gbps (p, bytes, CALIBRATE_REPEATS);
-  munmap (p, bytes);
-  return gbps;
-}
-
 static void
 calibrate_rows (const struct gpu_sink *sink)
 {
   struct csv_line line = { 0 };
   uint64_t bytes = sink->item_bytes;
-  put_calibration (sink, &line, "raw-pinned", true,
-                   gpu_raw_copy_gbps (GPU_HOST_TO_DEVICE, true, bytes, CALIBRATE_REPEATS));
-  put_calibration (sink, &line, "raw-pageable", false,
-                   gpu_raw_copy_gbps (GPU_HOST_TO_DEVICE, false, bytes, CALIBRATE_REPEATS));
-  put_calibration (sink, &line, "raw-pageable-shm", false, shm_raw_gbps (bytes));
+  static const struct
+  {
+    const char *arm;
+    enum gpu_host_memory memory;
+  } raws[] = {
+    { "raw-pinned", GPU_HOST_PINNED },
+    { "raw-pageable", GPU_HOST_PAGEABLE },
+    { "raw-pageable-shm", GPU_HOST_PAGEABLE_SHM },
+  };
+  for (size_t i = 0; i < ARRAY_SIZE (raws); i++)
+    put_calibration (sink, &line, raws[i].arm, raws[i].memory == GPU_HOST_PINNED,
+                     gpu_raw_copy_gbps (GPU_HOST_TO_DEVICE, raws[i].memory, bytes,
+                                        CALIBRATE_REPEATS));
   csv_line_free (&line);
 }
 

@@ -174,7 +174,11 @@ struct h2d_pipeline
   unsigned inflight;
   bool verify;
   unsigned blocks_max;
-  cudaStream_t copy, check, host;
+  /* Items alternate between copy streams: two copies in flight keep the
+     link busy across each copy's start-up, as one stream cannot.  */
+  cudaStream_t copies[H2D_COPY_STREAMS];
+  unsigned submitted;
+  cudaStream_t check, host;
   std::vector<flight> flights;
   check_result *host_results;
   uint64_t capacity;
@@ -198,7 +202,8 @@ h2d_pipeline_open (unsigned inflight, bool verify)
   GPU_CHECK (cudaGetDevice (&device));
   GPU_CHECK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device));
   pipe->blocks_max = (unsigned) std::max (sms, 1) * 8;
-  GPU_CHECK (cudaStreamCreateWithFlags (&pipe->copy, cudaStreamNonBlocking));
+  for (cudaStream_t &copy : pipe->copies)
+    GPU_CHECK (cudaStreamCreateWithFlags (&copy, cudaStreamNonBlocking));
   GPU_CHECK (cudaStreamCreateWithFlags (&pipe->check, cudaStreamNonBlocking));
   GPU_CHECK (cudaStreamCreateWithFlags (&pipe->host, cudaStreamNonBlocking));
   GPU_CHECK (cudaHostAlloc (&pipe->host_results, inflight * sizeof (check_result),
@@ -235,7 +240,8 @@ h2d_pipeline_close (struct h2d_pipeline *pipe)
   while (!pipe->registrations.empty ())
     h2d_pipeline_unregister (pipe, pipe->registrations.back ().base);
   GPU_CHECK (cudaFreeHost (pipe->host_results));
-  GPU_CHECK (cudaStreamDestroy (pipe->copy));
+  for (cudaStream_t copy : pipe->copies)
+    GPU_CHECK (cudaStreamDestroy (copy));
   GPU_CHECK (cudaStreamDestroy (pipe->check));
   GPU_CHECK (cudaStreamDestroy (pipe->host));
   delete pipe;
@@ -320,7 +326,8 @@ grow_buffers (h2d_pipeline *pipe, uint64_t bytes)
 /* Copy N bytes from SRC; a pinned source is split at registration chunks
    so that every piece lies in one registered range.  */
 static void
-copy_piecewise (h2d_pipeline *pipe, unsigned char *dst, const unsigned char *src, uint64_t n)
+copy_piecewise (h2d_pipeline *pipe, cudaStream_t copy, unsigned char *dst,
+                const unsigned char *src, uint64_t n)
 {
   const registration *reg = nullptr;
   for (const registration &r : pipe->registrations)
@@ -334,7 +341,7 @@ copy_piecewise (h2d_pipeline *pipe, unsigned char *dst, const unsigned char *src
           uint64_t into = (uint64_t) (src - reg->base) % H2D_REGISTER_CHUNK;
           piece = std::min (n, H2D_REGISTER_CHUNK - into);
         }
-      GPU_CHECK (cudaMemcpyAsync (dst, src, piece, cudaMemcpyHostToDevice, pipe->copy));
+      GPU_CHECK (cudaMemcpyAsync (dst, src, piece, cudaMemcpyHostToDevice, copy));
       dst += piece;
       src += piece;
       n -= piece;
@@ -370,11 +377,12 @@ h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item)
 
   /* The buffer's previous item has retired: nothing on the device still
      reads it, so the copy need not wait for anything.  */
-  GPU_CHECK (cudaEventRecord (f.copy_start, pipe->copy));
+  cudaStream_t copy = pipe->copies[pipe->submitted++ % H2D_COPY_STREAMS];
+  GPU_CHECK (cudaEventRecord (f.copy_start, copy));
   for (unsigned l = 0; l < layout.nleaves; l++)
-    copy_piecewise (pipe, f.device + layout.leaves[l].offset, item->host + layout.leaves[l].offset,
+    copy_piecewise (pipe, copy, f.device + layout.leaves[l].offset, item->host + layout.leaves[l].offset,
                     layout.leaves[l].count * itemsize);
-  GPU_CHECK (cudaEventRecord (f.copy_stop, pipe->copy));
+  GPU_CHECK (cudaEventRecord (f.copy_stop, copy));
 
   /* Give the slot back as soon as the bytes are on the device.  */
   GPU_CHECK (cudaStreamWaitEvent (pipe->host, f.copy_stop, 0));
@@ -472,37 +480,4 @@ h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *o
   pipe->head = (pipe->head + 1) % pipe->inflight;
   pipe->pending--;
   return true;
-}
-
-double
-h2d_pipeline_raw_gbps (const void *host, uint64_t bytes, unsigned repeats)
-{
-  void *device;
-  cudaStream_t stream;
-  cudaEvent_t start, stop;
-  GPU_CHECK (cudaMalloc (&device, bytes));
-  GPU_CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-  create_event (&start, true);
-  create_event (&stop, true);
-  std::vector<double> gbps;
-  const unsigned warmup = 3;
-  for (unsigned i = 0; i < warmup + repeats; i++)
-    {
-      GPU_CHECK (cudaEventRecord (start, stream));
-      GPU_CHECK (cudaMemcpyAsync (device, host, bytes, cudaMemcpyHostToDevice, stream));
-      GPU_CHECK (cudaEventRecord (stop, stream));
-      GPU_CHECK (cudaEventSynchronize (stop));
-      uint64_t ns = elapsed_ns (start, stop);
-      if (i >= warmup && ns > 0)
-        gbps.push_back ((double) bytes / (double) ns);
-    }
-  GPU_CHECK (cudaEventDestroy (start));
-  GPU_CHECK (cudaEventDestroy (stop));
-  GPU_CHECK (cudaStreamDestroy (stream));
-  GPU_CHECK (cudaFree (device));
-  if (gbps.empty ())
-    return 0;
-  std::sort (gbps.begin (), gbps.end ());
-  size_t n = gbps.size ();
-  return n % 2 ? gbps[n / 2] : (gbps[n / 2 - 1] + gbps[n / 2]) / 2;
 }

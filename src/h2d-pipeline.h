@@ -3,7 +3,8 @@
 
    Work for one item, on three streams of the current device:
      copy stream     event, one cudaMemcpyAsync per leaf (split where the
-                     source crosses a registration chunk), event
+                     source crosses a registration chunk), event; items
+                     alternate between H2D_COPY_STREAMS copy streams
      verify stream   waits for the copy; the check kernel; its result back
      host stream     waits for the copy, then calls the item's RELEASE on
                      a CUDA runtime thread (the slot goes back to the
@@ -30,6 +31,9 @@ extern "C" {
 /* cudaHostRegister page-locks an arena in pieces of this many bytes, and a
    copy never spans two pieces.  */
 #define H2D_REGISTER_CHUNK (UINT64_C (1) << 30)
+
+/* Copy streams items alternate between.  */
+#define H2D_COPY_STREAMS 2
 
 /* Most items in flight (--inflight).  */
 #define H2D_INFLIGHT_MAX 64
@@ -86,13 +90,6 @@ void h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item
 /* Retire the oldest pending item into *OUT: wait for it if WAIT, else only
    when it has finished.  Returns false when nothing was retired.  */
 bool h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *out);
-
-/* Raw copy bandwidth in GB/s (10^9 bytes per second) from BYTES of host
-   memory at HOST, whatever it is: the median of REPEATS event-timed single
-   cudaMemcpyAsync calls after three warm-up copies.  gpu_raw_copy_gbps
-   allocates its own source; this one lets h2d-check time the kind of memory
-   its arenas are made of.  */
-double h2d_pipeline_raw_gbps (const void *host, uint64_t bytes, unsigned repeats);
 
 /* Bytes one buffer holds now (0 before the first item).  */
 uint64_t h2d_pipeline_capacity (const struct h2d_pipeline *pipe);
