@@ -1,0 +1,376 @@
+#!/usr/bin/env bats
+# Fault injection and hostile input: processes killed at random moments, a
+# /dev/shm too small for the arena, arenas and rows an attacker controls,
+# and signals to bench-summarize while it waits for input.  Every test is
+# bounded in time and stops what it started.  doc/reliability.md has the
+# table of outcomes, from these tests and from contrib/fault-soak.
+
+load test-helper
+
+NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
+ROUNDS=${ARENABENCH_FAULT_ROUNDS:-3}
+
+setup() {
+  common_setup
+  BACKGROUND=()
+  PLANTED=()
+}
+
+teardown() {
+  local pid path
+  # SIGTERM first: a producer's handler removes its arenas.
+  for pid in "${BACKGROUND[@]}"; do kill -TERM "$pid" 2> /dev/null || true; done
+  for pid in "${BACKGROUND[@]}"; do
+    finish "$pid" 2
+  done
+  for path in "${PLANTED[@]}"; do rm -f "$path"; done
+  assert_no_shm_leak
+  common_teardown
+}
+
+# background CMD...: start CMD with bats' descriptors closed, remember it.
+background() {
+  "$@" 3>&- &
+  BACKGROUND+=("$!")
+  LAST=$!
+}
+
+# wait_rows FILE N: until FILE has N lines (at most 5 s).
+wait_rows() {
+  local i
+  for i in $(seq 100); do
+    [ "$(wc -l < "$1")" -lt "$2" ] || return 0
+    sleep 0.05
+  done
+  echo "no $2 lines in $1 after 5 s" >&2
+  return 1
+}
+
+# finish PID LIMIT_S: wait for PID at most LIMIT_S seconds; $status gets
+# its exit status (KILLed and 999 when it overran).
+finish() {
+  local i
+  for i in $(seq $(( $2 * 20 ))); do
+    kill -0 "$1" 2> /dev/null || break
+    sleep 0.05
+  done
+  if kill -0 "$1" 2> /dev/null; then
+    kill -KILL "$1"
+    wait "$1" 2> /dev/null || true
+    status=999
+    return
+  fi
+  status=0
+  wait "$1" || status=$?
+}
+
+# ------------------------------------------- SIGKILL at a random moment
+
+# soak VICTIM: $ROUNDS rounds of contrib/fault-soak; rows in $TMP/rows.tsv.
+soak() {
+  run fault-soak --rounds "$ROUNDS" --victim "$1" --max-delay 300 --timeout 5 \
+      --rows "$TMP/rows.tsv"
+  cat "$TMP/rows.tsv" >&2
+  [ "$(wc -l < "$TMP/rows.tsv")" -ge "$ROUNDS" ]
+}
+
+# check_round SURVIVOR STATUS EXIT_MS LEFT MESSAGE: one survivor as documented.
+check_survivor() {
+  local who=$1 st=$2 ms=$3 left=$4 msg=$5
+  [ "$left" -eq 0 ] || { echo "round left $left arenas in /dev/shm" >&2; return 1; }
+  [ "$ms" -ge 0 ] && [ "$ms" -le 5000 ] || { echo "$who took $ms ms to exit" >&2; return 1; }
+  case $who:$st in
+    producer:75)
+      [ "$msg" = "arena-produce: writing the header: the consumer went away" ] ||
+      [[ $msg =~ ^arena-produce:\ worker\ 0:\ (waiting\ for\ space|writing\ a\ handle\ row|waiting\ for\ the\ consumer\ to\ release\ every\ item):\ the\ consumer\ went\ away\ \(arena\ \'$NAME_RE\'\)$ ]] ;;
+    worker-producer:75) [ "$msg" = "arena-produce: a worker was killed by signal 9" ] ;;
+    consumer:75)
+      [[ $msg =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ [0-9]+\)\ stopped\ after\ [0-9]+\ items,\ [0-9]+\ rows\ received$ ]] ;;
+    consumer:66)
+      [ "$msg" = "arena-consume: stdin: no handle rows (empty input)" ] ||
+      [ "$msg" = "arena-consume: stdin: a header but no handle rows" ] ||
+      [[ $msg =~ ^arena-consume:\ line\ 2:\ arena\ \'$NAME_RE\':\ no\ such\ arena\ \(its\ producer\ exited\ or\ it\ was\ consumed\ already\)$ ]] ;;
+    *) false ;;
+  esac || { echo "unexpected: $who exit $st: $msg" >&2; return 1; }
+}
+
+check_rounds() {
+  local round victim backend delay side st ms left verdict msg rows=0
+  while IFS=$'\t' read -r round victim backend delay side st ms left verdict msg; do
+    rows=$((rows + 1))
+    [ "$victim:$side" != worker:producer ] || side=worker-producer
+    check_survivor "$side" "$st" "$ms" "$left" "$msg"
+    [ "$verdict" = ok ]
+  done < "$TMP/rows.tsv"
+  [ "$rows" -gt 0 ]
+}
+
+@test "consumer SIGKILLed at a random moment: the producer exits 75 saying so, in time, nothing left" {
+  soak consumer
+  check_rounds
+  assert_status 0
+}
+
+@test "producer SIGKILLed at a random moment: the consumer reports a truncated stream (75) or no input (66), nothing left" {
+  soak producer
+  check_rounds
+  assert_status 0
+}
+
+@test "one of two workers SIGKILLed: the producer stops the other (75), the consumer reports it, nothing left" {
+  soak worker
+  check_rounds
+  assert_status 0
+}
+
+# KNOWN BUG (reported; fails until fixed): a producer SIGKILLed between
+# shm_open and writing its first row leaves its whole arena in /dev/shm.
+# No handler runs on SIGKILL and the consumer never learned the name, so
+# nobody removes it (here 1 GiB; the window is as long as posix_fallocate
+# takes).  Issue 3 asks that nothing remain after the producer is killed.
+@test "KNOWN BUG: producer SIGKILLed while it reserves its arena: nothing left in /dev/shm" {
+  mkfifo "$TMP/pipe"
+  # Redirections inside the jobs: each opens its end of the FIFO itself.
+  arena-consume < "$TMP/pipe" > /dev/null 2> "$TMP/consumer.err" 3>&- &
+  local consumer=$!
+  arena-produce --size 256MiB --slots 4 --items 1 --timeout 2 > "$TMP/pipe" 3>&- &
+  local producer=$! i
+  BACKGROUND+=("$consumer" "$producer")
+  for i in $(seq 400); do
+    ! ls /dev/shm | grep -q "^arenabench\.$producer\." || break
+    sleep 0.005
+  done
+  kill -KILL "$producer"
+  finish "$consumer" 5
+  local consumer_status=$status left
+  left=$(ls /dev/shm | grep -c "^arenabench\.$producer\." || true)
+  rm -f /dev/shm/arenabench."$producer".*
+  [ "$consumer_status" -eq 66 ]
+  [ "$(cat "$TMP/consumer.err")" = "arena-consume: stdin: no handle rows (empty input)" ]
+  [ "$left" -eq 0 ] || { echo "the killed producer left $left arena(s) in /dev/shm" >&2; false; }
+}
+
+# ------------------------------------------------- /dev/shm too small
+
+# in_tiny_shm SCRIPT: run SCRIPT with a 256 KiB tmpfs over /dev/shm, in a
+# mount namespace of its own; what it prints last is `ls /dev/shm` there.
+in_tiny_shm() {
+  unshare -m sh -c "mount -t tmpfs -o size=256k arenabench-test /dev/shm || exit 99
+$1
+echo \"left: \$(ls /dev/shm | wc -l)\"" 3>&-
+}
+
+require_tiny_shm() {
+  command -v unshare > /dev/null || skip "unshare(1) is not installed"
+  unshare -m sh -c 'mount -t tmpfs -o size=256k arenabench-test /dev/shm' 2> /dev/null ||
+    skip "cannot mount a tmpfs in a new mount namespace here (needs root or user namespaces)"
+}
+
+@test "/dev/shm too small: exit 71 at creation with the size, never SIGBUS, nothing left" {
+  require_tiny_shm
+  local args bytes backend
+  while IFS='|' read -r args backend bytes; do
+    run in_tiny_shm "arena-produce $args --items 2 > /dev/null; echo \"status \$?\""
+    assert_output "arena-produce: cannot create a $backend arena of $bytes bytes in /dev/shm: No space left on device
+status 71
+left: 0"
+  done <<'EOF'
+--size 1MiB --slots 4|pool|4198400
+--backend ring --size 1MiB --slots 4|ring|4202496
+--size 300K --slots 1|pool|311296
+EOF
+}
+
+@test "/dev/shm fills up at the third worker: exit 71, the first two arenas removed" {
+  require_tiny_shm
+  # 4096 + 102400 bytes each: two fit in 256 KiB, the third does not.
+  run in_tiny_shm "arena-produce --size 100K --slots 1 --items 1 --workers 3 > /dev/null; echo \"status \$?\""
+  assert_output "arena-produce: cannot create a pool arena of 106496 bytes in /dev/shm: No space left on device
+status 71
+left: 0"
+}
+
+@test "a run that fits the small /dev/shm completes: the limit, not the mount, made the errors above" {
+  require_tiny_shm
+  run in_tiny_shm "arena-produce --size 100K --slots 2 --items 20 --timeout 5 | arena-consume --report run | cut -d, -f9-10"
+  assert_output "items,bytes
+20,2048000
+left: 0"
+}
+
+# ------------------------------------------------ arenas and rows under attack
+
+HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns'
+
+# produce ROWS ARGS...: arena-produce ARGS in the background into $TMP/rows.csv,
+# returning once it has written ROWS rows after the header.
+produce() {
+  local want=$1
+  shift
+  background arena-produce --timeout 2 "$@" > "$TMP/rows.csv" 2> "$TMP/producer.err"
+  PRODUCER=$LAST
+  wait_rows "$TMP/rows.csv" $((want + 1))
+  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+}
+
+@test "an arena made by another user (a producer run as nobody): refused, exit 65, left to its owner" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to run a producer as another user"
+  command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
+  background setpriv --reuid=65534 --regid=65534 --clear-groups \
+    arena-produce --size 4096 --items 1 --slots 1 --timeout 1 > "$TMP/rows.csv" 2> "$TMP/producer.err"
+  PRODUCER=$LAST
+  wait_rows "$TMP/rows.csv" 2
+  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  [ "$(stat -c %U:%a "/dev/shm$ARENA")" = nobody:600 ]
+  run arena-consume < "$TMP/rows.csv"
+  assert_status 65
+  assert_output "arena-consume: line 2: arena '$ARENA': owned by another user"
+  [ -e "/dev/shm$ARENA" ]
+  # Its owner times out waiting for a consumer and removes it.
+  finish "$PRODUCER" 4
+  [ "$status" -eq 75 ]
+  [ ! -e "/dev/shm$ARENA" ]
+}
+
+@test "a symbolic link under an arena name, to a live arena: refused (65), the arena untouched and still usable" {
+  produce 1 --size 4096 --items 1 --slots 1
+  local link=/dev/shm/arenabench.$$.5a5a
+  ln -s "/dev/shm$ARENA" "$link"
+  PLANTED+=("$link")
+  sed "2s|^$ARENA,|${link#/dev/shm},|" "$TMP/rows.csv" > "$TMP/link.csv"
+  run arena-consume < "$TMP/link.csv"
+  assert_status 65
+  assert_output "arena-consume: line 2: arena '${link#/dev/shm}': is a symbolic link"
+  [ -L "$link" ] && [ -f "/dev/shm$ARENA" ]
+  # The real rows still go through: nothing was read or changed by the refusal.
+  run bash -c "arena-consume < '$TMP/rows.csv' | cut -d, -f9-15"
+  assert_status 0
+  [ "${#lines[@]}" -eq 2 ]
+  [ "${lines[0]}" = "sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches" ]
+  [[ ${lines[1]} =~ ^0,0,0,4096,[0-9]+,[0-9]+,0$ ]]
+  finish "$PRODUCER" 3
+  [ "$status" -eq 0 ]
+}
+
+@test "a live arena whose header is overwritten (magic, version): refused (65), left for its producer" {
+  local offset bytes why
+  while IFS='|' read -r offset bytes why; do
+    produce 1 --size 4096 --items 1 --slots 1 --timeout 1
+    printf "$bytes" | dd of="/dev/shm$ARENA" bs=1 seek="$offset" conv=notrunc status=none
+    run arena-consume < "$TMP/rows.csv"
+    assert_status 65
+    assert_output "arena-consume: line 2: arena '$ARENA': $why"
+    [ -e "/dev/shm$ARENA" ]
+    finish "$PRODUCER" 3
+    [ "$status" -eq 75 ]
+  done <<'EOF'
+0|ABAREN02|wrong magic number (not an arenabench arena)
+0|\0\0\0\0\0\0\0\0|wrong magic number (not an arenabench arena)
+8|\2\0\0\0|unsupported arena layout version
+8|\377\377\377\377|unsupported arena layout version
+EOF
+}
+
+@test "offsets at and past the end of a live arena, and ones that wrap 2^64: refused (65)" {
+  local backend field value why
+  while IFS='|' read -r backend field value why; do
+    produce 1 --backend "$backend" --size 4096 --items 1 --slots 2 --timeout 1
+    awk -F, -v OFS=, -v f="$field" -v v="$value" 'NR == 2 { $f = v } { print }' \
+      "$TMP/rows.csv" > "$TMP/bad.csv"
+    run arena-consume < "$TMP/bad.csv"
+    assert_status 65
+    assert_output "arena-consume: line 2: arena '$ARENA': $why"
+    finish "$PRODUCER" 3
+    [ "$status" -eq 75 ]
+  done <<'EOF'
+pool|4|12288|offset and length reach outside the arena
+pool|4|8192|offset or length does not match the slot
+pool|4|18446744073709547520|offset and length reach outside the arena
+pool|4|18446744073709551615|offset and length reach outside the arena
+ring|4|16384|offset and length reach outside the arena
+ring|4|16320|offset and length reach outside the arena
+ring|4|18446744073709551552|offset and length reach outside the arena
+EOF
+}
+
+# KNOWN BUG (reported; fails until fixed): payload_layout_init (src/payload.c)
+# adds leaf sizes in 64 bits, so a nested item of size_bytes 2^64-1 wraps to
+# 3 bytes with a first leaf of 2^63-1 elements.  handle_row_parse accepts
+# the row (its leaves and bytes match that wrapped layout), arena_check
+# passes 3 bytes at slot 0, and verifying leaf 0 reads past the mapping:
+# arena-consume dies of SIGBUS (exit 135) instead of refusing the row.
+@test "KNOWN BUG: a leaf layout that wraps 2^64 is refused (65), never read past the arena" {
+  produce 1 --size 4096 --items 1 --slots 1 --dtype uint8 --timeout 1
+  awk -F, -v OFS=, 'NR == 2 { $5 = 3; $12 = "18446744073709551615"; $14 = "nested";
+      $15 = "0:9223372036854775807;9223372036854775808:9223372036854775808;0:3" } { print }' \
+    "$TMP/rows.csv" > "$TMP/bad.csv"
+  run arena-consume < "$TMP/bad.csv"
+  local consumer_status=$status consumer_output=$output
+  finish "$PRODUCER" 3
+  status=$consumer_status output=$consumer_output
+  assert_status 65
+  [[ $output =~ ^arena-consume:\ line\ 2:\ [^$'\n']+$ ]]
+}
+
+# ------------------------------------------ signals to bench-summarize
+
+# A FIFO whose writer sent a header and one row and then stays open, so
+# bench-summarize is blocked reading when the signal comes.
+@test "bench-summarize blocked on an open FIFO: SIGINT, SIGTERM, SIGPIPE end it at once, silently" {
+  local sig code
+  mkfifo "$TMP/fifo"
+  while IFS='|' read -r sig code; do
+    # The redirection opens the FIFO in the child, which waits for the reader.
+    bash -c "printf 'g,t\na,1\n'; exec sleep 30" > "$TMP/fifo" 3>&- &
+    local writer=$!
+    BACKGROUND+=("$writer")
+    # A background job starts with SIGINT ignored; give it the default.
+    background env --default-signal=INT bench-summarize --by g --resamples 100 --seed 1 "$TMP/fifo" > "$TMP/out" 2> "$TMP/err"
+    local reader=$LAST
+    sleep 0.3
+    kill -0 "$reader"            # still waiting for the rest of its input
+    kill -"$sig" "$reader"
+    finish "$reader" 2
+    [ "$status" -eq "$code" ]
+    [ ! -s "$TMP/out" ] && [ ! -s "$TMP/err" ]
+    kill -KILL "$writer"
+    wait "$writer" 2> /dev/null || true
+  done <<'EOF'
+INT|130
+TERM|143
+PIPE|141
+EOF
+}
+
+@test "bench-summarize | head -n 3: the summarizer ends by SIGPIPE, with no message" {
+  awk 'BEGIN { print "g,t"; for (i = 0; i < 20000; i++) print "group" i "," i % 7 }' > "$TMP/many.csv"
+  run bash -c "bench-summarize --by g --resamples 0 --format csv '$TMP/many.csv' 2> '$TMP/err' | head -n 3 > /dev/null; echo \${PIPESTATUS[0]}"
+  assert_output 141
+  [ ! -s "$TMP/err" ]
+}
+
+# ------------------------------------ bugs the fuzz targets found (reported)
+
+# KNOWN BUG (reported; fails until fixed): csv_line_str (src/csv-writer.c)
+# quotes a field that starts with a space but not one that ends with a
+# space or starts or ends with a tab; libcsv trims those from unquoted
+# fields, so written keys do not read back: "a " and "a" become one group
+# when the summary is summarized again.  tests/fuzz/fuzz-handle-row.c
+# found it through handle_row_format's arena column.
+@test "KNOWN BUG: keys with a trailing space or a tab are quoted, so the CSV reads back the same" {
+  run bash -c "printf 'g,t\n\"a \",1\na,2\n\"\tb\",3\n' | bench-summarize --by g --resamples 0 --percentiles 50 --format csv"
+  assert_status 0
+  assert_output "$(printf 'g,column,n,missing,mean,sd,se,min,median,max,ci_low,ci_high,p50\n"a ",t,1,0,1,,,1,1,1,,,1\na,t,1,0,2,,,2,2,2,,,2\n"\tb",t,1,0,3,,,3,3,3,,,3')"
+}
+
+# KNOWN BUG (reported; fails until fixed): stats_lerp (src/stats.c) takes
+# hi - lo, which overflows when the two order statistics are more than
+# DBL_MAX apart, so p25 of {-1.7e308, 1.7e308} is +inf (printed empty) and
+# p50 is -inf (empty) while the median is 0.  tests/fuzz/fuzz-summarize.c
+# checks percentiles against min and max and found it.
+@test "KNOWN BUG: percentiles of finite data wider than DBL_MAX are finite" {
+  run bash -c "printf 'x\n-1.7e308\n1.7e308\n' | bench-summarize --percentiles 25,50 --resamples 0 --format csv"
+  assert_status 0
+  assert_output "column,n,missing,mean,sd,se,min,median,max,ci_low,ci_high,p25,p50
+x,2,0,0,,,-1.7e+308,0,1.7e+308,,,-8.5e+307,0"
+}
