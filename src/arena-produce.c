@@ -249,7 +249,7 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
         cfg->run.backend = options_choice ("--backend", optarg, arena_backend_names);
         break;
       case OPT_SIZE:
-        cfg->run.size_bytes = options_size ("--size", optarg, 1, 1ULL << 40);
+        cfg->run.size_bytes = options_size ("--size", optarg, 1, PAYLOAD_MAX_SIZE);
         break;
       case OPT_ITEMS:
         cfg->run.items = options_uint ("--items", optarg, 1, UINT32_MAX);
@@ -306,6 +306,9 @@ main (int argc, char **argv)
   worker_pids = xcalloc (worker_count, sizeof *worker_pids);
   install_signal_handlers ();
   die_set_cleanup (unlink_all);
+  /* Arenas of producers that were killed before anyone could remove them
+     would otherwise hold /dev/shm space until reboot.  */
+  arena_sweep_orphans (0);
 
   struct payload_layout layout;
   payload_layout_init (&layout, cfg.run.size_bytes, cfg.run.dtype, cfg.run.kind);

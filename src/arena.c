@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "rng.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/futex.h>
@@ -328,6 +329,78 @@ valid_name (const char *name)
     if (!(*p == '.' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
       return false;
   return name[prefix] != '\0';
+}
+
+/* Does PID still run?  A zombie (killed, not yet reaped) does not.  */
+static bool
+process_alive (pid_t pid)
+{
+  if (kill (pid, 0) != 0)
+    return errno != ESRCH;
+  char path[64], stat_line[512];
+  snprintf (path, sizeof path, "/proc/%ld/stat", (long) pid);
+  FILE *f = fopen (path, "r");
+  if (!f)
+    return true;
+  bool zombie = false;
+  if (fgets (stat_line, sizeof stat_line, f))
+    {
+      /* "pid (comm) S ...": the state follows the last ')'.  */
+      char *paren = strrchr (stat_line, ')');
+      zombie = paren && paren[1] == ' ' && paren[2] == 'Z';
+    }
+  fclose (f);
+  return !zombie;
+}
+
+/* One pass over /dev/shm: unlink our arenas whose creator is gone.
+   *WAITING counts those whose creator still runs.  */
+static unsigned
+sweep_pass (unsigned *waiting)
+{
+  DIR *dir = opendir ("/dev/shm");
+  if (!dir)
+    return 0;
+  unsigned removed = 0;
+  const char *prefix = ARENA_NAME_PREFIX + 1;       /* without the '/' */
+  struct dirent *entry;
+  while ((entry = readdir (dir)))
+    {
+      char name[sizeof ((struct arena *) 0)->name];
+      if (snprintf (name, sizeof name, "/%s", entry->d_name) >= (int) sizeof name
+          || !valid_name (name))
+        continue;
+      char *end;
+      long pid = strtol (entry->d_name + strlen (prefix), &end, 10);
+      struct stat st;
+      if (*end != '.' || pid <= 0
+          || fstatat (dirfd (dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0
+          || !S_ISREG (st.st_mode) || st.st_uid != geteuid ())
+        continue;
+      if (process_alive ((pid_t) pid))
+        (*waiting)++;
+      else if (shm_unlink (name) == 0)
+        removed++;
+    }
+  closedir (dir);
+  return removed;
+}
+
+unsigned
+arena_sweep_orphans (uint64_t grace_ns)
+{
+  uint64_t deadline = clock_now_ns () + grace_ns;
+  unsigned removed = 0;
+  for (;;)
+    {
+      unsigned waiting = 0;
+      removed += sweep_pass (&waiting);
+      if (waiting == 0 || clock_now_ns () >= deadline)
+        return removed;
+      /* A producer killed a moment ago may still be exiting.  */
+      struct timespec pause = { 0, 5 * 1000000L };
+      nanosleep (&pause, NULL);
+    }
 }
 
 int

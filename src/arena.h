@@ -132,6 +132,15 @@ enum arena_status arena_finish (struct arena *arena, uint64_t timeout_ns, int st
 /* Either side: remove the name (harmless when already gone).  */
 void arena_unlink (struct arena *arena);
 
+/* Either side: unlink arenas of this user whose creating process is gone.
+   A producer killed (SIGKILL) before any consumer learned an arena's name
+   leaves it in /dev/shm, and nothing else could remove it; names carry
+   the creator's pid, so it can be told from arenas still in use.  While
+   some creator still runs, passes repeat for up to GRACE_NS, so that one
+   killed a moment ago has finished exiting.  Returns how many were
+   removed.  */
+unsigned arena_sweep_orphans (uint64_t grace_ns);
+
 /* Consumer: open and map NAME, refusing what is not a well-formed arena of
    this user; records the consumer pid and unlinks the name so nothing is
    left in /dev/shm whatever happens next.  Returns 0, or an errno value

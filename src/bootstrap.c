@@ -179,8 +179,17 @@ bootstrap_ratio_ci (const struct bootstrap_config *config,
   size_t b = config->resamples;
   double *reps = xmalloc (b * sizeof *reps);
   for (size_t r = 0; r < b; r++)
-    reps[r] = resample_statistic (BOOTSTRAP_MEAN, num, n_num, NULL, rng)
-      / resample_statistic (BOOTSTRAP_MEAN, den, n_den, NULL, rng);
+    {
+      reps[r] = resample_statistic (BOOTSTRAP_MEAN, num, n_num, NULL, rng)
+        / resample_statistic (BOOTSTRAP_MEAN, den, n_den, NULL, rng);
+      /* A resample whose base mean is 0 has no ratio: the distribution
+         the interval would come from does not exist, so give none.  */
+      if (!isfinite (reps[r]))
+        {
+          free (reps);
+          return false;
+        }
+    }
 
   double mean_num = stats_mean (num, n_num), mean_den = stats_mean (den, n_den);
   double a = 0;

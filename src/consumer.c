@@ -11,6 +11,10 @@
 
 const char *const report_mode_names[] = { "items", "run", NULL };
 
+/* How long a consumer whose stream ended early waits for a producer that
+   is still exiting before it gives up removing that producer's arenas.  */
+#define ORPHAN_GRACE_NS (200 * 1000000ULL)
+
 /* An arena seen in the stream, and what came through it.  */
 struct source
 {
@@ -305,6 +309,13 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
   csv_reader_free (reader);
   if (sink->flush)
     sink->flush (sink->context, &c);
+  /* A producer killed before its first row left an arena nobody named to
+     us: remove such orphans, waiting a little for one still exiting when
+     the stream ended early.  */
+  bool complete = c.items_seen > 0;
+  for (size_t i = 0; complete && i < c.nsources; i++)
+    complete = atomic_load (&c.sources[i]->arena.header->state) & ARENA_PRODUCER_DONE;
+  arena_sweep_orphans (complete ? 0 : ORPHAN_GRACE_NS);
 
   if (!c.have_header)
     die (EXIT_NOINPUT, 0, "stdin: no handle rows (empty input)");

@@ -52,9 +52,13 @@ void
 csv_line_str (struct csv_line *line, const char *value)
 {
   separator (line);
-  if (!value[strcspn (value, ",\"\r\n")] && value[0] != ' ')
+  /* Quote what a reader would split or trim: libcsv, like many readers,
+     drops spaces and tabs at either end of an unquoted field.  */
+  size_t len = strlen (value);
+  bool padded = len && (strchr (" \t", value[0]) || strchr (" \t", value[len - 1]));
+  if (!value[strcspn (value, ",\"\r\n")] && !padded)
     {
-      append (line, value, strlen (value));
+      append (line, value, len);
       return;
     }
   append (line, "\"", 1);

@@ -184,8 +184,8 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
     BAD (HC_KIND, "is not 'tensor' or 'nested'");
   row->config.kind = (enum payload_kind) kind;
 
-  if (row->config.size_bytes == 0)
-    BAD (HC_SIZE_BYTES, "is not a positive size");
+  if (row->config.size_bytes == 0 || row->config.size_bytes > PAYLOAD_MAX_SIZE)
+    BAD (HC_SIZE_BYTES, "is not a size from 1 byte to 1 TiB");
   if (row->config.workers == 0 || row->worker >= row->config.workers)
     BAD (HC_WORKER, "is not below the workers column");
   if (row->config.items == 0)

@@ -16,6 +16,9 @@
 #define PAYLOAD_PERIOD 251
 #define PAYLOAD_MAX_LEAVES 3
 #define PAYLOAD_LEAF_ALIGN 64
+/* The largest item size (bytes) anything accepts: layouts are computed in
+   64 bits, far from overflow at this size.  */
+#define PAYLOAD_MAX_SIZE (UINT64_C (1) << 40)
 
 enum payload_dtype { DTYPE_FP32, DTYPE_FP16, DTYPE_UINT8, DTYPE_COUNT };
 enum payload_kind { KIND_TENSOR, KIND_NESTED, KIND_COUNT };

@@ -92,6 +92,12 @@ stats_lerp (double lo, double hi, double fraction)
 {
   /* numpy's form: exact at both ends and monotone in FRACTION.  */
   double diff = hi - lo;
+  if (isinf (diff) && isfinite (lo) && isfinite (hi))
+    {
+      /* Ends more than DBL_MAX apart: step by half the distance instead. */
+      double half = hi / 2 - lo / 2;
+      return fraction < 0.5 ? lo + half * (2 * fraction) : hi - half * (2 * (1 - fraction));
+    }
   return fraction < 0.5 ? lo + diff * fraction : hi - diff * (1 - fraction);
 }
 

@@ -224,7 +224,7 @@ EOF
 9|4294967296|column 'epoch': '4294967296' is not a number in range
 10|0|column 'worker': '0' is not below the workers column
 11|0|column 'items': '0' is not a positive count
-12|0|column 'size_bytes': '0' is not a positive size
+12|0|column 'size_bytes': '0' is not a size from 1 byte to 1 TiB
 12|4000|column 'leaves': '0:1024' does not match size_bytes, dtype and kind
 13|fp64|column 'dtype': 'fp64' is not fp32, fp16 or uint8
 13|FP32|column 'dtype': 'FP32' is not fp32, fp16 or uint8
