@@ -2,7 +2,6 @@
    handle rows name, release it, print receipts. */
 #include "system.h"
 #include "clock.h"
-#include "close-stdout.h"
 #include "consumer.h"
 #include "die.h"
 #include "options.h"
@@ -114,8 +113,7 @@ cpu_process (void *context, struct consumer *consumer, const struct consumer_ite
 int
 main (int argc, char **argv)
 {
-  die_set_program_name (argv[0]);
-  atexit (close_stdout);
+  options_init (argv);
   struct consumer_options options = { .verify = true, .report = REPORT_ITEMS };
   struct cpu_sink cpu = { .verify = true };
   int c;
@@ -134,18 +132,10 @@ main (int argc, char **argv)
       case OPT_SAVE_DIR:
         cpu.save_dir = optarg;
         break;
-      case OPTION_HELP:
-        usage ();
-      case OPTION_VERSION:
-        options_version ();
       default:
-        options_try_help ();
+        options_common (c, usage);
       }
-  if (optind < argc)
-    {
-      warn (0, "unexpected argument '%s'", argv[optind]);
-      options_try_help ();
-    }
+  options_no_operands (argc, argv);
   if (cpu.save_dir)
     {
       struct stat st;

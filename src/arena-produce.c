@@ -3,7 +3,6 @@
 #include "system.h"
 #include "arena.h"
 #include "clock.h"
-#include "close-stdout.h"
 #include "csv-writer.h"
 #include "die.h"
 #include "handle-row.h"
@@ -278,26 +277,17 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
       case OPT_FILL:
         cfg->store = options_choice ("--fill", optarg, payload_store_names);
         break;
-      case OPTION_HELP:
-        usage ();
-      case OPTION_VERSION:
-        options_version ();
       default:
-        options_try_help ();
+        options_common (c, usage);
       }
-  if (optind < argc)
-    {
-      warn (0, "unexpected argument '%s'", argv[optind]);
-      options_try_help ();
-    }
+  options_no_operands (argc, argv);
   cfg->timeout_ns = (uint64_t) (cfg->timeout_s * 1e9);
 }
 
 int
 main (int argc, char **argv)
 {
-  die_set_program_name (argv[0]);
-  atexit (close_stdout);
+  options_init (argv);
   struct produce_config cfg;
   parse_options (argc, argv, &cfg);
 

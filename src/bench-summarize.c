@@ -2,7 +2,6 @@
    intervals over benchmark CSV. */
 #include "system.h"
 #include "bootstrap.h"
-#include "close-stdout.h"
 #include "die.h"
 #include "options.h"
 #include "rng.h"
@@ -83,8 +82,7 @@ check_pair (const char *option, const char *text, char separator, const char *sh
 int
 main (int argc, char **argv)
 {
-  die_set_program_name (argv[0]);
-  atexit (close_stdout);
+  options_init (argv);
 
   struct summarize_options options = { 0 };
   struct summary_config config = {
@@ -150,12 +148,8 @@ main (int argc, char **argv)
       case OPT_STRICT:
         options.strict = true;
         break;
-      case OPTION_HELP:
-        usage ();
-      case OPTION_VERSION:
-        options_version ();
       default:
-        options_try_help ();
+        options_common (c, usage);
       }
 
   if (!percentiles_given)

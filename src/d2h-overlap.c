@@ -200,18 +200,10 @@ parse_options (int argc, char **argv, struct config *cfg)
         cfg->seed = options_uint ("--seed", optarg, 0, UINT64_MAX);
         seeded = true;
         break;
-      case OPTION_HELP:
-        usage ();
-      case OPTION_VERSION:
-        options_version ();
       default:
-        options_try_help ();
+        options_common (c, usage);
       }
-  if (optind < argc)
-    {
-      warn (0, "extra operand '%s'", argv[optind]);
-      options_try_help ();
-    }
+  options_no_operands (argc, argv);
   if (!seeded)
     cfg->seed = rng_entropy_seed ();
 }
@@ -318,8 +310,7 @@ run_case (struct overlap *ov, const struct config *cfg, const struct receipt *r,
 int
 main (int argc, char **argv)
 {
-  atexit (close_stdout);
-  die_set_program_name (argv[0]);
+  options_init (argv);
 
   struct config cfg;
   parse_options (argc, argv, &cfg);

@@ -4,7 +4,6 @@
 #include "system.h"
 #include "arena.h"
 #include "clock.h"
-#include "close-stdout.h"
 #include "consumer.h"
 #include "die.h"
 #include "gpu.h"
@@ -326,8 +325,7 @@ calibrate_rows (const struct gpu_sink *sink)
 int
 main (int argc, char **argv)
 {
-  die_set_program_name (argv[0]);
-  atexit (close_stdout);
+  options_init (argv);
   struct consumer_options options = { .verify = true, .report = REPORT_ITEMS };
   struct gpu_sink gpu = { .device = -1, .verify = true };
   unsigned inflight = 2;
@@ -358,18 +356,10 @@ main (int argc, char **argv)
       case OPT_REQUIRE_PIN:
         gpu.require_pin = true;
         break;
-      case OPTION_HELP:
-        usage ();
-      case OPTION_VERSION:
-        options_version ();
       default:
-        options_try_help ();
+        options_common (c, usage);
       }
-  if (optind < argc)
-    {
-      warn (0, "unexpected argument '%s'", argv[optind]);
-      options_try_help ();
-    }
+  options_no_operands (argc, argv);
   if (calibrate)
     {
       if (report_given && options.report != REPORT_RUN)

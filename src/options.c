@@ -1,11 +1,40 @@
 /* options.c -- option values: sizes, numbers, choices and lists. */
 #include "system.h"
 #include "options.h"
+#include "close-stdout.h"
 #include "die.h"
 
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
+
+void
+options_init (char **argv)
+{
+  die_set_program_name (argv[0]);
+  argv[0] = (char *) program_name;
+  atexit (close_stdout);
+}
+
+void
+options_common (int code, void (*usage) (void))
+{
+  if (code == OPTION_HELP)
+    usage ();
+  if (code == OPTION_VERSION)
+    options_version ();
+  options_try_help ();
+}
+
+void
+options_no_operands (int argc, char **argv)
+{
+  if (optind < argc)
+    {
+      warn (0, "unexpected argument '%s'", argv[optind]);
+      options_try_help ();
+    }
+}
 
 void
 options_version (void)

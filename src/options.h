@@ -17,6 +17,18 @@ enum
   { "help", no_argument, NULL, OPTION_HELP }, \
   { "version", no_argument, NULL, OPTION_VERSION }
 
+/* First thing in every main: messages name the program (getopt_long's
+   own ones too, which use argv[0]), and a write to stdout that was lost
+   fails the command at exit (close_stdout).  */
+void options_init (char **argv);
+
+/* The last cases of every option loop: --help runs USAGE (which exits 0),
+   --version prints the version, anything else is a usage error.  */
+_Noreturn void options_common (int code, void (*usage) (void));
+
+/* Commands that take no operands: a usage error names the first one.  */
+void options_no_operands (int argc, char **argv);
+
 /* Print "PROGRAM (arenabench) VERSION" and a licence line; exit 0.  */
 _Noreturn void options_version (void);
 

@@ -83,7 +83,7 @@ check_rows() {
 --device gpu0|d2h-overlap: --device: invalid number 'gpu0'
 --device 5000|d2h-overlap: --device: '5000' out of range [0, 1023]
 --seed -3|d2h-overlap: --seed: invalid number '-3'
-extra|d2h-overlap: extra operand 'extra'
+extra|d2h-overlap: unexpected argument 'extra'
 EOF
 }
 
@@ -93,7 +93,7 @@ EOF
   assert_output "d2h-overlap: --runs: '0' out of range [1, 100000]"
   run d2h-overlap extra
   assert_status 64
-  assert_output "d2h-overlap: extra operand 'extra'
+  assert_output "d2h-overlap: unexpected argument 'extra'
 Try 'd2h-overlap --help' for more information."
 }
 
