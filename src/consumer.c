@@ -191,12 +191,24 @@ on_record (const struct csv_record *record, void *context)
   c->idle_since_ns = clock_now_ns ();
 }
 
+bool
+consumer_try_release (const struct consumer_item *item, const char **why)
+{
+  return arena_release (item->arena, &item->row.handle, why) == ARENA_OK;
+}
+
+void
+consumer_release_failed (const struct consumer_item *item, const char *why)
+{
+  die (EXIT_DATAERR, 0, "line %zu: arena '%s': %s", item->line, item->row.arena, why);
+}
+
 void
 consumer_release (struct consumer *c, const struct consumer_item *item)
 {
   const char *why;
-  if (arena_release (item->arena, &item->row.handle, &why) != ARENA_OK)
-    die (EXIT_DATAERR, 0, "line %zu: arena '%s': %s", item->line, item->row.arena, why);
+  if (!consumer_try_release (item, &why))
+    consumer_release_failed (item, why);
 }
 
 void

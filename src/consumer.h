@@ -75,6 +75,12 @@ int consumer_run (const struct consumer_options *options, const struct consumer_
 /* The sink is done reading ITEM's bytes: give the space back.  */
 void consumer_release (struct consumer *consumer, const struct consumer_item *item);
 
+/* The same for a thread that must not exit (a CUDA host callback): false
+   with WHY set when the release was refused; report it later with
+   consumer_release_failed from the main thread.  */
+bool consumer_try_release (const struct consumer_item *item, const char **why);
+_Noreturn void consumer_release_failed (const struct consumer_item *item, const char *why);
+
 /* The sink has finished ITEM: record it and print its receipt.  */
 void consumer_complete (struct consumer *consumer, const struct consumer_item *item,
                         const struct consumer_result *result);

@@ -132,14 +132,14 @@ gpu_unpin (void *context, struct arena *arena)
   h2d_pipeline_unregister (sink->pipe, arena->base);
 }
 
-/* Runs on a CUDA thread once the item's bytes are on the device.  What
-   consumer_release does, minus dying: see struct flight.  */
+/* Runs on a CUDA thread once the item's bytes are on the device, where
+   dying is not allowed: a refusal waits for finish (see struct flight).  */
 static void
 release_copied (void *arg)
 {
   struct flight *f = arg;
   const char *why;
-  if (arena_release (f->item.arena, &f->item.row.handle, &why) != ARENA_OK)
+  if (!consumer_try_release (&f->item, &why))
     atomic_store (&f->release_why, why);
 }
 
@@ -150,7 +150,7 @@ finish (struct gpu_sink *sink, struct consumer *consumer, const struct h2d_outco
   const struct consumer_item *item = &f->item;
   const char *why = atomic_load (&f->release_why);
   if (why)
-    die (EXIT_DATAERR, 0, "line %zu: arena '%s': %s", item->line, item->row.arena, why);
+    consumer_release_failed (item, why);
   if (item->measured)
     {
       sink->items++;
