@@ -4,29 +4,6 @@
 
 load test-helper
 
-# assert_no_arena_left (test-helper) counts every arena in /dev/shm, so under
-# 'make -j' an arena of a test file running alongside counts against this
-# one.  This check lists /dev/shm before and after instead, and blames a
-# test only for new arenas whose producer (the PID in the name) is gone.
-shm_snapshot() {
-  ls /dev/shm 2> /dev/null | grep '^arenabench\.' > "$TMP/shm.before" || true
-}
-
-assert_no_arena_left() {
-  local name pid left=
-  for name in $(ls /dev/shm 2> /dev/null | grep '^arenabench\.'); do
-    grep -qxF "$name" "$TMP/shm.before" && continue
-    pid=${name#arenabench.}
-    pid=${pid%%.*}
-    kill -0 "$pid" 2> /dev/null && continue
-    left+=" $name"
-  done
-  if [ -n "$left" ]; then
-    echo "arenas left in /dev/shm:$left" >&2
-    return 1
-  fi
-}
-
 HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns'
 # A well-formed row naming an arena that does not exist: rows are parsed
 # before any arena is opened, so parse errors need no producer.
@@ -35,7 +12,6 @@ NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
 
 setup() {
   common_setup
-  shm_snapshot
   PRODUCERS=()
   FORGED=
 }

@@ -3,32 +3,8 @@
 
 load test-helper
 
-# assert_no_arena_left (test-helper) counts every arena in /dev/shm, so under
-# 'make -j' an arena of a test file running alongside counts against this
-# one.  This check lists /dev/shm before and after instead, and blames a
-# test only for new arenas whose producer (the PID in the name) is gone.
-shm_snapshot() {
-  ls /dev/shm 2> /dev/null | grep '^arenabench\.' > "$TMP/shm.before" || true
-}
-
-assert_no_arena_left() {
-  local name pid left=
-  for name in $(ls /dev/shm 2> /dev/null | grep '^arenabench\.'); do
-    grep -qxF "$name" "$TMP/shm.before" && continue
-    pid=${name#arenabench.}
-    pid=${pid%%.*}
-    kill -0 "$pid" 2> /dev/null && continue
-    left+=" $name"
-  done
-  if [ -n "$left" ]; then
-    echo "arenas left in /dev/shm:$left" >&2
-    return 1
-  fi
-}
-
 setup() {
   common_setup
-  shm_snapshot
   PAGE=$(getconf PAGESIZE)
 }
 

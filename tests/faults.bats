@@ -24,7 +24,7 @@ teardown() {
     finish "$pid" 2
   done
   for path in "${PLANTED[@]}"; do rm -f "$path"; done
-  assert_no_shm_leak
+  assert_no_arena_left
   common_teardown
 }
 

@@ -112,7 +112,7 @@ left,for-the-next-reader"
       for c in h2d_ns verify_ns host_wall_ns; do
         [ "$(printf '%s\n' "$output" | column $c | awk '$1 <= 0' | wc -l)" -eq 0 ]
       done
-      assert_no_shm_leak
+      assert_no_arena_left
     done
   done
 }
@@ -134,7 +134,7 @@ fp32 nested 1000001 2
 fp16 nested 65536 8
 uint8 nested 1 2
 TABLE
-  assert_no_shm_leak
+  assert_no_arena_left
 }
 
 # Start a producer of ITEMS items (no more than its slots, so it writes
@@ -173,7 +173,7 @@ corrupt_first_item() {
     # Element 1000 of sequence 0, leaf 0 holds 1000 % 251 = 247.
     assert_output 'h2d-check: line 2: sequence 0 leaf 0 index 1000: expected 247, found 1.5 (1 mismatched element in the item)'
   done
-  assert_no_shm_leak
+  assert_no_arena_left
 }
 
 @test "h2d-check --no-verify copies without checking, so corruption passes" {
@@ -185,7 +185,7 @@ corrupt_first_item() {
   assert_status 0
   [ "$(printf '%s\n' "$output" | column verify_ns | sort -u)" = '' ]
   [ "$(printf '%s\n' "$output" | column mismatches | sort -u)" = '' ]
-  assert_no_shm_leak
+  assert_no_arena_left
 }
 
 @test "h2d-check registers pinned arenas, times it apart, and leaves /dev/shm clean" {
@@ -199,7 +199,7 @@ corrupt_first_item() {
   run bash -c 'set -o pipefail; arena-produce --size 4MiB --items 4 | h2d-check --report run'
   assert_status 0
   [ "$(printf '%s\n' "$output" | column register_ms)" = '' ]
-  assert_no_shm_leak
+  assert_no_arena_left
 }
 
 @test "h2d-check --calibrate adds its raw rows under the run report's header" {
@@ -244,5 +244,5 @@ corrupt_first_item() {
   run bash -c 'arena-produce --size 1MiB --items 3 | h2d-check'
   assert_status 0
   [ "${#lines[@]}" -eq 4 ]
-  assert_no_shm_leak
+  assert_no_arena_left
 }

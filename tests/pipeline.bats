@@ -5,36 +5,12 @@
 
 load test-helper
 
-# assert_no_arena_left (test-helper) counts every arena in /dev/shm, so under
-# 'make -j' an arena of a test file running alongside counts against this
-# one.  This check lists /dev/shm before and after instead, and blames a
-# test only for new arenas whose producer (the PID in the name) is gone.
-shm_snapshot() {
-  ls /dev/shm 2> /dev/null | grep '^arenabench\.' > "$TMP/shm.before" || true
-}
-
-assert_no_arena_left() {
-  local name pid left=
-  for name in $(ls /dev/shm 2> /dev/null | grep '^arenabench\.'); do
-    grep -qxF "$name" "$TMP/shm.before" && continue
-    pid=${name#arenabench.}
-    pid=${pid%%.*}
-    kill -0 "$pid" 2> /dev/null && continue
-    left+=" $name"
-  done
-  if [ -n "$left" ]; then
-    echo "arenas left in /dev/shm:$left" >&2
-    return 1
-  fi
-}
-
 ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches'
 RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gib_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs'
 NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
 
 setup() {
   common_setup
-  shm_snapshot
   PIDS=()
 }
 

@@ -1,25 +1,28 @@
 # Shared by every .bats file: load it with `load test-helper`.
 
-# Our arenas are /dev/shm/arenabench.*; tests count them before and after.
-shm_count() {
-  ls /dev/shm 2>/dev/null | grep -c '^arenabench\.' || true
-}
-
-# Each test starts and must end with no arena of ours left behind.
+# Our arenas are /dev/shm/arenabench.PID.*.  Each test notes those there
+# before it, and must end with no new one whose creator has exited: an
+# arena of a live process may belong to a test running beside this one.
 common_setup() {
   TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/arenabench-test.XXXXXX")
-  SHM_BEFORE=$(shm_count)
+  ls /dev/shm 2> /dev/null | grep '^arenabench\.' > "$TMP/shm.before" || true
 }
 
 common_teardown() {
   rm -rf "$TMP"
 }
 
-assert_no_shm_leak() {
-  local after
-  after=$(shm_count)
-  if [ "$after" -gt "$SHM_BEFORE" ]; then
-    echo "arenas left in /dev/shm: $(ls /dev/shm | grep '^arenabench\.')" >&2
+assert_no_arena_left() {
+  local name pid left=
+  for name in $(ls /dev/shm 2> /dev/null | grep '^arenabench\.'); do
+    grep -qxF "$name" "$TMP/shm.before" && continue
+    pid=${name#arenabench.}
+    pid=${pid%%.*}
+    kill -0 "$pid" 2> /dev/null && continue
+    left+=" $name"
+  done
+  if [ -n "$left" ]; then
+    echo "arenas left in /dev/shm:$left" >&2
     return 1
   fi
 }
