@@ -12,13 +12,11 @@
 
 enum
 {
-  OPT_NO_VERIFY = OPTION_FIRST_PRIVATE, OPT_WARMUP_EPOCHS, OPT_REPORT, OPT_SAVE_DIR,
+  OPT_SAVE_DIR = CONSUMER_OPT_FIRST_PRIVATE,
 };
 
 static const struct option long_options[] = {
-  { "no-verify", no_argument, NULL, OPT_NO_VERIFY },
-  { "warmup-epochs", required_argument, NULL, OPT_WARMUP_EPOCHS },
-  { "report", required_argument, NULL, OPT_REPORT },
+  CONSUMER_LONG_OPTIONS,
   { "save-dir", required_argument, NULL, OPT_SAVE_DIR },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
@@ -32,10 +30,9 @@ usage (void)
 Read arena-produce's handle rows on stdin, check every value of every item\n\
 against its pattern, release it, and print CSV receipts.\n\
 \n\
-  --no-verify           release items without checking their values\n\
-  --warmup-epochs N     leave items of the first N epochs out of the receipts\n\
-                        and the measured window (default 0)\n\
-  --report items|run    a receipt per item (default), or one row per run\n\
+  --no-verify           release items without checking their values\n", stdout);
+  fputs (CONSUMER_OPTIONS_HELP, stdout);
+  fputs ("\
   --save-dir DIR        write each leaf as DIR/seq<SEQUENCE>_leaf<L>.npy\n\
       --help            display this help and exit\n\
       --version         output version information and exit\n\
@@ -114,28 +111,22 @@ int
 main (int argc, char **argv)
 {
   options_init (argv);
-  struct consumer_options options = { .verify = true, .report = REPORT_ITEMS };
-  struct cpu_sink cpu = { .verify = true };
+  struct consumer_options options;
+  consumer_options_init (&options);
+  struct cpu_sink cpu = { 0 };
   int c;
   while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
     switch (c)
       {
-      case OPT_NO_VERIFY:
-        options.verify = cpu.verify = false;
-        break;
-      case OPT_WARMUP_EPOCHS:
-        options.warmup_epochs = options_uint ("--warmup-epochs", optarg, 0, 1000000);
-        break;
-      case OPT_REPORT:
-        options.report = options_choice ("--report", optarg, report_mode_names);
-        break;
       case OPT_SAVE_DIR:
         cpu.save_dir = optarg;
         break;
       default:
-        options_common (c, usage);
+        if (!consumer_option (c, optarg, &options))
+          options_common (c, usage);
       }
   options_no_operands (argc, argv);
+  cpu.verify = options.verify;
   if (cpu.save_dir)
     {
       struct stat st;

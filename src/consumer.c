@@ -62,6 +62,32 @@ consumer_cleanup (void)
 }
 
 void
+consumer_options_init (struct consumer_options *options)
+{
+  *options = (struct consumer_options) { .verify = true, .report = REPORT_ITEMS };
+}
+
+bool
+consumer_option (int code, const char *arg, struct consumer_options *options)
+{
+  switch (code)
+    {
+    case CONSUMER_OPT_NO_VERIFY:
+      options->verify = false;
+      return true;
+    case CONSUMER_OPT_WARMUP_EPOCHS:
+      options->warmup_epochs = options_uint ("--warmup-epochs", arg, 0, 1000000);
+      return true;
+    case CONSUMER_OPT_REPORT:
+      options->report = options_choice ("--report", arg, report_mode_names);
+      options->report_given = true;
+      return true;
+    default:
+      return false;
+    }
+}
+
+void
 consumer_fail (const struct consumer_item *item, int status, const char *why)
 {
   die (status, 0, "line %zu: %s", item->line, why);

@@ -8,6 +8,7 @@
 #include "arena.h"
 #include "csv-writer.h"
 #include "handle-row.h"
+#include "options.h"
 #include "payload.h"
 
 enum report_mode { REPORT_ITEMS, REPORT_RUN };
@@ -65,7 +66,36 @@ struct consumer_options
   bool verify;
   unsigned warmup_epochs;
   enum report_mode report;
+  bool report_given;            /* --report was on the command line */
 };
+
+/* Options every consumer takes; a command numbers its own from
+   CONSUMER_OPT_FIRST_PRIVATE.  */
+enum
+{
+  CONSUMER_OPT_NO_VERIFY = OPTION_FIRST_PRIVATE,
+  CONSUMER_OPT_WARMUP_EPOCHS,
+  CONSUMER_OPT_REPORT,
+  CONSUMER_OPT_FIRST_PRIVATE
+};
+
+#define CONSUMER_LONG_OPTIONS \
+  { "no-verify", no_argument, NULL, CONSUMER_OPT_NO_VERIFY }, \
+  { "warmup-epochs", required_argument, NULL, CONSUMER_OPT_WARMUP_EPOCHS }, \
+  { "report", required_argument, NULL, CONSUMER_OPT_REPORT }
+
+/* --help lines of --warmup-epochs and --report.  */
+#define CONSUMER_OPTIONS_HELP "\
+  --warmup-epochs N     leave items of the first N epochs out of the receipts\n\
+                        and the measured window (default 0)\n\
+  --report items|run    a receipt per item (default), or one row per run\n"
+
+/* Defaults: verify, no warm-up, a receipt per item.  */
+void consumer_options_init (struct consumer_options *options);
+
+/* Apply option CODE (from getopt_long) if it is a consumer option; false
+   when it is not.  */
+bool consumer_option (int code, const char *arg, struct consumer_options *options);
 
 /* Read handle rows from stdin to the end and feed them to SINK; writes
    receipts to stdout.  Returns the exit status (EXIT_OK, or EXIT_MISMATCH

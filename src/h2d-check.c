@@ -20,17 +20,14 @@
 
 enum
 {
-  OPT_DEVICE = OPTION_FIRST_PRIVATE, OPT_INFLIGHT, OPT_WARMUP_EPOCHS, OPT_REPORT,
-  OPT_CALIBRATE, OPT_NO_VERIFY, OPT_REQUIRE_PIN,
+  OPT_DEVICE = CONSUMER_OPT_FIRST_PRIVATE, OPT_INFLIGHT, OPT_CALIBRATE, OPT_REQUIRE_PIN,
 };
 
 static const struct option long_options[] = {
   { "device", required_argument, NULL, OPT_DEVICE },
   { "inflight", required_argument, NULL, OPT_INFLIGHT },
-  { "warmup-epochs", required_argument, NULL, OPT_WARMUP_EPOCHS },
-  { "report", required_argument, NULL, OPT_REPORT },
+  CONSUMER_LONG_OPTIONS,
   { "calibrate", no_argument, NULL, OPT_CALIBRATE },
-  { "no-verify", no_argument, NULL, OPT_NO_VERIFY },
   { "require-pin", no_argument, NULL, OPT_REQUIRE_PIN },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
@@ -47,10 +44,9 @@ GPU, and print CSV receipts.\n\
 \n\
   --device N            CUDA device (default $LOCAL_RANK, else 0)\n\
   --inflight K          items in flight: copies of later items overlap the\n\
-                        checks of earlier ones (default 2)\n\
-  --warmup-epochs N     leave items of the first N epochs out of the receipts\n\
-                        and the measured window (default 0)\n\
-  --report items|run    a receipt per item (default), or one row per run\n\
+                        checks of earlier ones (default 2)\n", stdout);
+  fputs (CONSUMER_OPTIONS_HELP, stdout);
+  fputs ("\
   --calibrate           after the run, add rows with the raw copy bandwidth\n\
                         of one item from pinned memory, malloc'd memory and\n\
                         pageable shared memory (implies --report run)\n\
@@ -326,10 +322,11 @@ int
 main (int argc, char **argv)
 {
   options_init (argv);
-  struct consumer_options options = { .verify = true, .report = REPORT_ITEMS };
-  struct gpu_sink gpu = { .device = -1, .verify = true };
+  struct consumer_options options;
+  consumer_options_init (&options);
+  struct gpu_sink gpu = { .device = -1 };
   unsigned inflight = 2;
-  bool calibrate = false, report_given = false;
+  bool calibrate = false;
   int c;
   while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
     switch (c)
@@ -340,29 +337,21 @@ main (int argc, char **argv)
       case OPT_INFLIGHT:
         inflight = options_uint ("--inflight", optarg, 1, H2D_INFLIGHT_MAX);
         break;
-      case OPT_WARMUP_EPOCHS:
-        options.warmup_epochs = options_uint ("--warmup-epochs", optarg, 0, 1000000);
-        break;
-      case OPT_REPORT:
-        options.report = options_choice ("--report", optarg, report_mode_names);
-        report_given = true;
-        break;
       case OPT_CALIBRATE:
         calibrate = true;
-        break;
-      case OPT_NO_VERIFY:
-        options.verify = gpu.verify = false;
         break;
       case OPT_REQUIRE_PIN:
         gpu.require_pin = true;
         break;
       default:
-        options_common (c, usage);
+        if (!consumer_option (c, optarg, &options))
+          options_common (c, usage);
       }
   options_no_operands (argc, argv);
+  gpu.verify = options.verify;
   if (calibrate)
     {
-      if (report_given && options.report != REPORT_RUN)
+      if (options.report_given && options.report != REPORT_RUN)
         die (EXIT_USAGE, 0, "--calibrate writes run-report rows: it needs --report run");
       options.report = REPORT_RUN;
     }
