@@ -87,12 +87,6 @@ consumer_option (int code, const char *arg, struct consumer_options *options)
     }
 }
 
-void
-consumer_fail (const struct consumer_item *item, int status, const char *why)
-{
-  die (status, 0, "line %zu: %s", item->line, why);
-}
-
 static void
 print_receipt_header (struct consumer *c)
 {

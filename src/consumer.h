@@ -115,7 +115,5 @@ _Noreturn void consumer_release_failed (const struct consumer_item *item, const 
 void consumer_complete (struct consumer *consumer, const struct consumer_item *item,
                         const struct consumer_result *result);
 
-/* Die with the row's line: "PROGRAM: line N: WHY".  For sinks.  */
-_Noreturn void consumer_fail (const struct consumer_item *item, int status, const char *why);
 
 #endif

@@ -14,7 +14,6 @@ struct csv_reader
   void *context;
   const char *source;
   size_t line;              /* records seen in the current source */
-  size_t total;             /* records delivered over all sources */
 
   /* The record being assembled: field bytes back to back in TEXT.  */
   char *text;
@@ -66,7 +65,6 @@ on_record (int terminator, void *context)
   };
   r->nfields = 0;
   r->text_used = 0;
-  r->total++;
   r->fn (&record, r->context);
 }
 
@@ -142,10 +140,4 @@ csv_reader_read_path (struct csv_reader *r, const char *path)
     die (EXIT_NOINPUT, errno, "%s", path);
   csv_reader_read_fd (r, fd, path);
   close (fd);
-}
-
-size_t
-csv_reader_records (const struct csv_reader *r)
-{
-  return r->total;
 }

@@ -32,7 +32,4 @@ void csv_reader_read_path (struct csv_reader *reader, const char *path);
 /* Read an open descriptor to its end; SOURCE names it in messages.  */
 void csv_reader_read_fd (struct csv_reader *reader, int fd, const char *source);
 
-/* Records delivered so far, over every input.  */
-size_t csv_reader_records (const struct csv_reader *reader);
-
 #endif
