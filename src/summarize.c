@@ -430,11 +430,12 @@ data_row (struct summary_data *d, struct summarize_reader *r,
           enum cell_kind kd = parse_named (r, record, value->den, &den);
           if (kn == CELL_MISSING || kd == CELL_MISSING)
             cells[v].missing++;
-          else if (den == 0)
+          else if (den == 0 || !isfinite (num / den))
             {
+              /* No number: a zero denominator, or a quotient past DBL_MAX. */
               if (r->options->strict)
-                die (EXIT_DATAERR, 0, "line %zu, column '%s': division by zero",
-                     record->line, value->name);
+                die (EXIT_DATAERR, 0, "line %zu, column '%s': %s", record->line, value->name,
+                     den == 0 ? "division by zero" : "the ratio overflows a double");
               cells[v].missing++;
             }
           else
