@@ -117,3 +117,15 @@ Try 'pinned-arena --help' for more information."
     [[ "${lines[0]}" == "Usage: $d [OPTION]..."* ]]
   done
 }
+
+@test "pinned-arena(1): the example marked '\$ ' runs and leaves its results folder" {
+  local cmd n=0
+  cd "$TMP"
+  while IFS= read -r cmd; do
+    n=$((n + 1))
+    run bash -c "$cmd 2>&1"
+    assert_status 0
+  done < <(awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0 } ex && /^\$ / { sub(/^\$ /, ""); gsub(/\\-/, "-"); print }' "$top_srcdir/man/pinned-arena.1")
+  [ "$n" -eq 1 ]
+  [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq 4 ]
+}
