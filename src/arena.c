@@ -86,6 +86,28 @@ wake_producer (struct arena_header *h)
     futex (&h->releases, FUTEX_WAKE, INT32_MAX, NULL);
 }
 
+/* Does PID still run?  A zombie (killed, not yet reaped) does not.  */
+static bool
+process_alive (pid_t pid)
+{
+  if (kill (pid, 0) != 0)
+    return errno != ESRCH;
+  char path[64], stat_line[512];
+  snprintf (path, sizeof path, "/proc/%ld/stat", (long) pid);
+  FILE *f = fopen (path, "r");
+  if (!f)
+    return true;
+  bool zombie = false;
+  if (fgets (stat_line, sizeof stat_line, f))
+    {
+      /* "pid (comm) S ...": the state follows the last ')'.  */
+      char *paren = strrchr (stat_line, ')');
+      zombie = paren && paren[1] == ' ' && paren[2] == 'Z';
+    }
+  fclose (f);
+  return !zombie;
+}
+
 /* Is the consumer gone?  It closed the pipe we write handles to, marked
    itself done, or its process no longer exists.  */
 static bool
@@ -95,7 +117,7 @@ consumer_gone (const struct arena *arena, int stdout_fd)
   if (atomic_load (&h->state) & ARENA_CONSUMER_DONE)
     return true;
   pid_t pid = atomic_load (&h->consumer_pid);
-  if (pid > 0 && kill (pid, 0) != 0 && errno == ESRCH)
+  if (pid > 0 && !process_alive (pid))
     return true;
   if (stdout_fd >= 0)
     {
@@ -329,28 +351,6 @@ valid_name (const char *name)
     if (!(*p == '.' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
       return false;
   return name[prefix] != '\0';
-}
-
-/* Does PID still run?  A zombie (killed, not yet reaped) does not.  */
-static bool
-process_alive (pid_t pid)
-{
-  if (kill (pid, 0) != 0)
-    return errno != ESRCH;
-  char path[64], stat_line[512];
-  snprintf (path, sizeof path, "/proc/%ld/stat", (long) pid);
-  FILE *f = fopen (path, "r");
-  if (!f)
-    return true;
-  bool zombie = false;
-  if (fgets (stat_line, sizeof stat_line, f))
-    {
-      /* "pid (comm) S ...": the state follows the last ')'.  */
-      char *paren = strrchr (stat_line, ')');
-      zombie = paren && paren[1] == ' ' && paren[2] == 'Z';
-    }
-  fclose (f);
-  return !zombie;
 }
 
 /* One pass over /dev/shm: unlink our arenas whose creator is gone.
