@@ -79,6 +79,22 @@ dist_normal_quantile (double p)
   return q < 0 ? -z : z;
 }
 
+/* One modified-Lentz step with partial numerator AA: updates C and D and
+   returns the factor the fraction's value is multiplied by.  */
+static double
+lentz_step (double aa, double *c, double *d)
+{
+  const double tiny = 1e-300;
+  *d = 1 + aa * *d;
+  if (fabs (*d) < tiny)
+    *d = tiny;
+  *c = 1 + aa / *c;
+  if (fabs (*c) < tiny)
+    *c = tiny;
+  *d = 1 / *d;
+  return *d * *c;
+}
+
 /* The continued fraction for I_x(a, b) (Abramowitz and Stegun 26.5.8),
    converging fast for x < (a + 1) / (a + b + 2); modified Lentz.  */
 static double
@@ -94,26 +110,9 @@ beta_fraction (double a, double b, double x)
   for (int m = 1; m <= 10000; m++)
     {
       int m2 = 2 * m;
-      /* Even step: d_{2m}.  */
-      double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-      d = 1 + aa * d;
-      if (fabs (d) < tiny)
-        d = tiny;
-      c = 1 + aa / c;
-      if (fabs (c) < tiny)
-        c = tiny;
-      d = 1 / d;
-      h *= d * c;
-      /* Odd step: d_{2m+1}.  */
-      aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-      d = 1 + aa * d;
-      if (fabs (d) < tiny)
-        d = tiny;
-      c = 1 + aa / c;
-      if (fabs (c) < tiny)
-        c = tiny;
-      d = 1 / d;
-      double delta = d * c;
+      /* Even step: d_{2m}; then the odd step: d_{2m+1}.  */
+      h *= lentz_step (m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+      double delta = lentz_step (-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
       h *= delta;
       if (fabs (delta - 1) < epsilon)
         break;
