@@ -5,11 +5,21 @@
 
 #include <unistd.h>
 
+/* A write error already reported: close_stdout must not say it twice.  */
+static bool write_error_reported;
+
+void
+stdout_write_error (int errnum)
+{
+  write_error_reported = true;
+  die (EXIT_IOERR, errnum, "write error");
+}
+
 void
 flush_stdout (void)
 {
   if (fflush (stdout) != 0)
-    die (EXIT_IOERR, errno, "write error");
+    stdout_write_error (errno);
 }
 
 void
@@ -22,6 +32,8 @@ close_stdout (void)
       failed = true;
       saved = errno;
     }
+  if (failed && write_error_reported)
+    _exit (EXIT_IOERR);
   if (failed)
     {
       /* EPIPE here means the reader left; exiting quietly is what a

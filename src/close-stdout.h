@@ -10,4 +10,8 @@ void close_stdout (void);
    rows call it after each row a downstream process may wait for.  */
 void flush_stdout (void);
 
+/* Report a failed write to stdout ("write error: ERRNUM's text") and die
+   with EXIT_IOERR; close_stdout then adds nothing.  */
+_Noreturn void stdout_write_error (int errnum);
+
 #endif

@@ -1,6 +1,7 @@
 /* csv-writer.c -- building CSV lines. */
 #include "system.h"
 #include "csv-writer.h"
+#include "close-stdout.h"
 #include "die.h"
 
 #include <inttypes.h>
@@ -129,7 +130,11 @@ csv_line_put (struct csv_line *line, FILE *stream)
   reserve (line, 1);
   line->text[line->used++] = '\n';
   if (fwrite (line->text, 1, line->used, stream) != line->used)
-    die (EXIT_IOERR, errno, "write error");
+    {
+      if (stream == stdout)
+        stdout_write_error (errno);
+      die (EXIT_IOERR, errno, "write error");
+    }
   csv_line_reset (line);
 }
 

@@ -1,6 +1,7 @@
 /* handle-row.c -- writing and parsing handle rows. */
 #include "system.h"
 #include "handle-row.h"
+#include "options.h"
 
 #include <inttypes.h>
 
@@ -87,22 +88,7 @@ handle_columns_parse (struct handle_columns *columns, const struct csv_record *r
 static bool
 parse_u64 (const char *text, uint64_t max, uint64_t *value)
 {
-  if (!*text)
-    return false;
-  uint64_t v = 0;
-  for (const char *p = text; *p; p++)
-    {
-      if (*p < '0' || *p > '9')
-        return false;
-      unsigned d = (unsigned) (*p - '0');
-      if (v > (UINT64_MAX - d) / 10)
-        return false;
-      v = v * 10 + d;
-    }
-  if (v > max)
-    return false;
-  *value = v;
-  return true;
+  return options_parse_uint (text, max, value);
 }
 
 static int

@@ -5,12 +5,34 @@
 #include "die.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <unistd.h>
+
+/* As gnulib's stdopen: a closed descriptor 0, 1 or 2 would be the next
+   open's result, and an arena or file opened there would receive our
+   messages and rows.  Open /dev/null in the opposite mode on each, so a
+   write to a closed stdout still fails (EBADF: a write error, 74) and a
+   read from a closed stdin fails too.  */
+static void
+open_standard_fds (void)
+{
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+    if (fcntl (fd, F_GETFD) < 0 && errno == EBADF)
+      {
+        int got = open ("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+        if (got != fd)
+          /* No /dev/null, or a lower descriptor appeared: nothing to say
+             it on safely but the status.  */
+          _exit (EXIT_OSERR);
+      }
+}
 
 void
 options_init (char **argv)
 {
+  open_standard_fds ();
   die_set_program_name (argv[0]);
   argv[0] = (char *) program_name;
   atexit (close_stdout);
@@ -77,8 +99,10 @@ suffix_equal (const char *given, const char *name)
   return *given == *name;
 }
 
-bool
-options_parse_size (const char *text, uint64_t *value)
+/* The one decimal parser: ASCII digits only (no sign, space or locale),
+   at least one; *END gets the first byte after them.  */
+static bool
+parse_digits (const char *text, uint64_t *value, const char **end)
 {
   const char *p = text;
   if (!isdigit ((unsigned char) *p))
@@ -97,6 +121,39 @@ options_parse_size (const char *text, uint64_t *value)
         }
       number = number * 10 + digit;
     }
+  *value = number;
+  *end = p;
+  return true;
+}
+
+bool
+options_parse_uint (const char *text, uint64_t max, uint64_t *value)
+{
+  uint64_t number;
+  const char *end;
+  if (!parse_digits (text, &number, &end))
+    return false;
+  if (*end)
+    {
+      errno = EINVAL;
+      return false;
+    }
+  if (number > max)
+    {
+      errno = ERANGE;
+      return false;
+    }
+  *value = number;
+  return true;
+}
+
+bool
+options_parse_size (const char *text, uint64_t *value)
+{
+  uint64_t number;
+  const char *p;
+  if (!parse_digits (text, &number, &p))
+    return false;
   for (size_t i = 0; i < ARRAY_SIZE (size_suffixes); i++)
     if (suffix_equal (p, size_suffixes[i].name))
       {
@@ -129,20 +186,8 @@ options_size (const char *option, const char *text, uint64_t min, uint64_t max)
 uint64_t
 options_uint (const char *option, const char *text, uint64_t min, uint64_t max)
 {
-  const char *p = text;
-  uint64_t value = 0;
-  bool ok = isdigit ((unsigned char) *p);
-  for (; ok && isdigit ((unsigned char) *p); p++)
-    {
-      unsigned digit = (unsigned) (*p - '0');
-      if (value > (UINT64_MAX - digit) / 10)
-        {
-          ok = false;
-          break;
-        }
-      value = value * 10 + digit;
-    }
-  if (!ok || *p)
+  uint64_t value;
+  if (!options_parse_uint (text, UINT64_MAX, &value))
     die (EXIT_USAGE, 0, "%s: invalid number '%s'", option, text);
   if (value < min || value > max)
     die (EXIT_USAGE, 0, "%s: '%s' out of range [%" PRIu64 ", %" PRIu64 "]",

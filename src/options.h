@@ -17,7 +17,9 @@ enum
   { "help", no_argument, NULL, OPTION_HELP }, \
   { "version", no_argument, NULL, OPTION_VERSION }
 
-/* First thing in every main: messages name the program (getopt_long's
+/* First thing in every main, before anything is opened: descriptors 0-2
+   are made open (on /dev/null where closed, so nothing else lands there),
+   messages name the program (getopt_long's
    own ones too, which use argv[0]), and a write to stdout that was lost
    fails the command at exit (close_stdout).  */
 void options_init (char **argv);
@@ -47,6 +49,11 @@ uint64_t options_size (const char *option, const char *text,
 /* Parse TEXT as a byte count; false (errno EINVAL or ERANGE) if it is not one.
    For callers that report their own context.  */
 bool options_parse_size (const char *text, uint64_t *value);
+
+/* Parse TEXT as a decimal integer from 0 to MAX: ASCII digits only, the
+   whole text.  False (errno EINVAL, or ERANGE above MAX) if it is not one.
+   The one number parser of options and handle rows.  */
+bool options_parse_uint (const char *text, uint64_t max, uint64_t *value);
 
 uint64_t options_uint (const char *option, const char *text,
                        uint64_t min, uint64_t max);
