@@ -48,21 +48,16 @@ struct cpu_sink
 {
   bool verify;
   const char *save_dir;
-  bool lock_warned;
 };
 
 /* Page-lock with mlock(2): the CPU analogue of cudaHostRegister.  */
 static bool
-cpu_pin (void *context, struct arena *arena, uint64_t *pin_ns)
+cpu_pin (void *context, struct arena *arena, uint64_t *pin_ns, char *why, size_t why_size)
 {
-  struct cpu_sink *sink = context;
   uint64_t start = clock_now_ns ();
   if (mlock (arena->base, arena->map_bytes) != 0)
     {
-      if (!sink->lock_warned)
-        warn (errno, "arena '%s': cannot page-lock %" PRIu64 " bytes; reading it pageable",
-              arena->name, arena->map_bytes);
-      sink->lock_warned = true;
+      snprintf (why, why_size, "mlock: %s", strerror (errno));
       *pin_ns = 0;
       return false;
     }

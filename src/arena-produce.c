@@ -6,6 +6,7 @@
 #include "csv-writer.h"
 #include "die.h"
 #include "handle-row.h"
+#include "machine.h"
 #include "options.h"
 #include "payload.h"
 
@@ -292,6 +293,10 @@ main (int argc, char **argv)
   parse_options (argc, argv, &cfg);
 
   worker_count = cfg.run.workers;
+  /* The parent holds every arena open: say so now, not after forking.  */
+  char what[32];
+  snprintf (what, sizeof what, "--workers %" PRIu32, worker_count);
+  machine_require_fds (worker_count, what);
   arenas = xcalloc (worker_count, sizeof *arenas);
   worker_pids = xcalloc (worker_count, sizeof *worker_pids);
   install_signal_handlers ();

@@ -5,8 +5,10 @@
 #include "clock.h"
 #include "csv-reader.h"
 #include "die.h"
+#include "machine.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <unistd.h>
 
 const char *const report_mode_names[] = { "items", "run", NULL };
@@ -22,7 +24,8 @@ struct source
   struct run_config config;
   uint64_t items;
   uint64_t pin_ns;
-  bool pinned;
+  bool pinned;              /* page-locked as asked: achieved, not asked */
+  uint64_t shm_bytes;       /* what the object holds in /dev/shm */
 };
 
 struct consumer
@@ -43,6 +46,9 @@ struct consumer
   uint64_t measured_items, measured_bytes;
   uint64_t window_start_ns, window_end_ns, cpu_start_ns, cpu_end_ns;
   uint64_t mismatched_items, mismatches;
+  /* Memory at the start, for the run report.  */
+  uint64_t pss_before, shm_avail_before;
+  bool pin_warned;
 };
 
 /* die() runs this: tell every producer we are gone so none waits out its
@@ -82,9 +88,172 @@ consumer_option (int code, const char *arg, struct consumer_options *options)
       options->report = options_choice ("--report", arg, report_mode_names);
       options->report_given = true;
       return true;
+    case CONSUMER_OPT_REQUIRE_PIN:
+      options->require_pin = true;
+      return true;
     default:
       return false;
     }
+}
+
+/* ---------------------------------------------------------- receipts */
+
+/* The configuration columns say what was achieved: a run asked to pin
+   whose arena could not be page-locked is a pageable run, and its arm
+   says so.  */
+static const char *
+achieved_arm (const struct run_config *config, bool pinned)
+{
+  struct run_config achieved = *config;
+  achieved.pinned = pinned;
+  return run_config_arm (&achieved);
+}
+
+#define ITEM(row) ((const struct consumer_item_receipt *) (row))
+#define ITEM_CONFIG(row) (&ITEM (row)->item->row.config)
+#define RUN(row) ((const struct consumer_run_receipt *) (row))
+
+static void
+item_arm (struct csv_line *line, const void *row)
+{
+  csv_line_str (line, achieved_arm (ITEM_CONFIG (row), ITEM (row)->item->source_pinned));
+}
+
+static void
+item_backend (struct csv_line *line, const void *row)
+{
+  csv_line_str (line, arena_backend_names[ITEM_CONFIG (row)->backend]);
+}
+
+static void
+item_dtype (struct csv_line *line, const void *row)
+{
+  csv_line_str (line, payload_dtypes[ITEM_CONFIG (row)->dtype].name);
+}
+
+static void
+item_kind (struct csv_line *line, const void *row)
+{
+  csv_line_str (line, payload_kind_names[ITEM_CONFIG (row)->kind]);
+}
+
+#define ITEM_U64(name, expr) \
+  static void item_##name (struct csv_line *line, const void *row) \
+  { const struct consumer_item_receipt *r = row; csv_line_u64 (line, (expr)); }
+ITEM_U64 (pinned, r->item->source_pinned)
+ITEM_U64 (size_bytes, r->item->row.config.size_bytes)
+ITEM_U64 (workers, r->item->row.config.workers)
+ITEM_U64 (slots, r->item->row.config.slots)
+ITEM_U64 (sequence, r->item->row.sequence)
+ITEM_U64 (worker, r->item->row.worker)
+ITEM_U64 (epoch, r->item->row.epoch)
+ITEM_U64 (bytes, r->item->row.handle.bytes)
+ITEM_U64 (wait_ns, r->item->wait_ns)
+
+static void
+item_verify_ns (struct csv_line *line, const void *row)
+{
+  csv_line_count (line, ITEM (row)->verified ? ITEM (row)->result->verify_ns : CSV_NONE);
+}
+
+static void
+item_mismatches (struct csv_line *line, const void *row)
+{
+  csv_line_count (line, ITEM (row)->verified ? ITEM (row)->result->check.mismatches : CSV_NONE);
+}
+
+static const struct csv_column item_table[] = {
+  { "arm", item_arm }, { "backend", item_backend }, { "pinned", item_pinned },
+  { "size_bytes", item_size_bytes }, { "dtype", item_dtype }, { "kind", item_kind },
+  { "workers", item_workers }, { "slots", item_slots },
+  { "sequence", item_sequence }, { "worker", item_worker }, { "epoch", item_epoch },
+  { "bytes", item_bytes }, { "wait_ns", item_wait_ns }, { "verify_ns", item_verify_ns },
+  { "mismatches", item_mismatches },
+  { NULL, NULL },
+};
+
+static void
+run_str (struct csv_line *line, const char *value)
+{
+  if (value)
+    csv_line_str (line, value);
+  else
+    csv_line_empty (line);
+}
+
+#define RUN_STR(name) \
+  static void run_##name (struct csv_line *line, const void *row) \
+  { run_str (line, RUN (row)->name); }
+#define RUN_COUNT(name) \
+  static void run_##name (struct csv_line *line, const void *row) \
+  { csv_line_count (line, RUN (row)->name); }
+#define RUN_FIXED(name, decimals) \
+  static void run_##name (struct csv_line *line, const void *row) \
+  { csv_line_fixed (line, RUN (row)->name, decimals); }
+RUN_STR (arm)
+RUN_STR (backend)
+RUN_STR (dtype)
+RUN_STR (kind)
+RUN_COUNT (pinned)
+RUN_COUNT (size_bytes)
+RUN_COUNT (workers)
+RUN_COUNT (slots)
+RUN_COUNT (items)
+RUN_COUNT (bytes)
+RUN_FIXED (seconds, 6)
+RUN_FIXED (items_per_s, 2)
+RUN_FIXED (gb_per_s, 4)
+RUN_FIXED (cpu_s, 6)
+RUN_FIXED (pin_ms, 3)
+RUN_COUNT (mismatches)
+RUN_COUNT (warmup_epochs)
+RUN_COUNT (pinned_bytes)
+RUN_COUNT (shm_bytes)
+RUN_COUNT (shm_avail_before_bytes)
+RUN_COUNT (shm_avail_after_bytes)
+RUN_COUNT (pss_before_bytes)
+RUN_COUNT (pss_after_bytes)
+RUN_COUNT (rss_peak_bytes)
+
+/* The run report's columns; the sink names the page-lock time column.  */
+static const struct csv_column run_common[] = {
+  { "arm", run_arm }, { "backend", run_backend }, { "pinned", run_pinned },
+  { "size_bytes", run_size_bytes }, { "dtype", run_dtype }, { "kind", run_kind },
+  { "workers", run_workers }, { "slots", run_slots },
+  { "items", run_items }, { "bytes", run_bytes }, { "seconds", run_seconds },
+  { "items_per_s", run_items_per_s }, { "gb_per_s", run_gb_per_s }, { "cpu_s", run_cpu_s },
+  { "pin_ms", run_pin_ms },
+  { "mismatches", run_mismatches }, { "warmup_epochs", run_warmup_epochs },
+  { "pinned_bytes", run_pinned_bytes }, { "shm_bytes", run_shm_bytes },
+  { "shm_avail_before_bytes", run_shm_avail_before_bytes },
+  { "shm_avail_after_bytes", run_shm_avail_after_bytes },
+  { "pss_before_bytes", run_pss_before_bytes }, { "pss_after_bytes", run_pss_after_bytes },
+  { "rss_peak_bytes", run_rss_peak_bytes },
+};
+
+/* One table of the common columns, then SINK's: the same for the header
+   and every row.  */
+static const struct csv_column *
+run_table (const struct consumer_sink *sink)
+{
+  /* A command has one sink: build its table once.  */
+  static struct csv_column *table;
+  static const struct consumer_sink *table_sink;
+  if (table_sink == sink)
+    return table;
+  size_t ncommon = ARRAY_SIZE (run_common), nextra = 0;
+  while (sink->run_columns && sink->run_columns[nextra].name)
+    nextra++;
+  free (table);
+  table = xcalloc (ncommon + nextra + 1, sizeof *table);
+  memcpy (table, run_common, sizeof run_common);
+  for (size_t i = 0; i < ncommon; i++)
+    if (table[i].put == run_pin_ms && sink->pin_column)
+      table[i].name = sink->pin_column;
+  if (nextra)
+    memcpy (table + ncommon, sink->run_columns, nextra * sizeof *table);
+  table_sink = sink;
+  return table;
 }
 
 static void
@@ -93,30 +262,14 @@ print_receipt_header (struct consumer *c)
   if (c->receipt_header_done)
     return;
   c->receipt_header_done = true;
-  run_config_header (&c->line);
   if (c->options->report == REPORT_ITEMS)
     {
-      static const char *const names[] = {
-        "sequence", "worker", "epoch", "bytes", "wait_ns", "verify_ns", "mismatches",
-      };
-      for (size_t i = 0; i < ARRAY_SIZE (names); i++)
-        csv_line_str (&c->line, names[i]);
-      for (const char *const *n = c->sink->item_columns; n && *n; n++)
-        csv_line_str (&c->line, *n);
+      csv_columns_header (&c->line, item_table);
+      if (c->sink->item_columns)
+        csv_columns_header (&c->line, c->sink->item_columns);
     }
   else
-    {
-      static const char *const names[] = {
-        "items", "bytes", "seconds", "items_per_s", "gib_per_s", "cpu_s",
-      };
-      for (size_t i = 0; i < ARRAY_SIZE (names); i++)
-        csv_line_str (&c->line, names[i]);
-      csv_line_str (&c->line, c->sink->pin_column);
-      csv_line_str (&c->line, "mismatches");
-      csv_line_str (&c->line, "warmup_epochs");
-      for (const char *const *n = c->sink->run_columns; n && *n; n++)
-        csv_line_str (&c->line, *n);
-    }
+    csv_columns_header (&c->line, run_table (c->sink));
   csv_line_put (&c->line, stdout);
 }
 
@@ -126,6 +279,22 @@ same_config (const struct run_config *a, const struct run_config *b)
   return a->backend == b->backend && a->pinned == b->pinned && a->size_bytes == b->size_bytes
     && a->dtype == b->dtype && a->kind == b->kind && a->workers == b->workers
     && a->slots == b->slots && a->items == b->items;
+}
+
+/* An arena marked for pinning that could not be page-locked: the
+   receipts say pageable; the message says why and what limit to raise.  */
+static void
+pin_refused (struct consumer *c, const struct source *s, const char *why)
+{
+  char hint[128];
+  machine_memlock_hint (hint, sizeof hint);
+  if (c->options->require_pin)
+    die (EXIT_OSERR, 0, "arena %s: cannot page-lock %" PRIu64 " bytes: %s%s",
+         quote (s->arena.name), s->arena.map_bytes, why, hint);
+  if (!c->pin_warned)
+    warn (0, "arena %s: cannot page-lock %" PRIu64 " bytes: %s%s; reading it pageable",
+          quote (s->arena.name), s->arena.map_bytes, why, hint);
+  c->pin_warned = true;
 }
 
 static struct source *
@@ -148,9 +317,15 @@ find_source (struct consumer *c, const struct handle_row *row, size_t line)
   if (err)
     {
       free (s);
-      die (err == ENOENT ? EXIT_NOINPUT : EXIT_DATAERR, 0, "line %zu: arena '%s': %s",
-         line, row->arena, why);
+      /* What the object is (missing, foreign, malformed) is about the
+         input; anything else is the system refusing (EACCES, EMFILE,
+         ENOMEM...), and its errno says why.  */
+      bool about_input = err == ENOENT || err == EINVAL || err == ELOOP || err == EPERM
+                         || err == EPROTO;
+      die (err == ENOENT ? EXIT_NOINPUT : about_input ? EXIT_DATAERR : EXIT_OSERR,
+           about_input ? 0 : err, "line %zu: arena %s: %s", line, quote (row->arena), why);
     }
+  s->shm_bytes = machine_fd_allocated_bytes (s->arena.fd);
   c->last_source = c->nsources++;
   const struct arena_header *h = s->arena.header;
   if (h->backend != row->config.backend || arena_pinned (&s->arena) != row->config.pinned
@@ -159,7 +334,13 @@ find_source (struct consumer *c, const struct handle_row *row, size_t line)
          line, row->arena);
   s->config = row->config;
   if (row->config.pinned && c->sink->pin)
-    s->pinned = c->sink->pin (c->sink->context, &s->arena, &s->pin_ns);
+    {
+      char refusal[256];
+      s->pinned = c->sink->pin (c->sink->context, &s->arena, &s->pin_ns, refusal,
+                                sizeof refusal);
+      if (!s->pinned)
+        pin_refused (c, s, refusal);
+    }
   return s;
 }
 
@@ -231,6 +412,54 @@ consumer_release (struct consumer *c, const struct consumer_item *item)
     consumer_release_failed (item, why);
 }
 
+/* IEEE half-precision bits of VALUE, which is exactly a half.  */
+static uint16_t
+half_bits (double value)
+{
+  uint16_t sign = signbit (value) ? 0x8000 : 0;
+  double a = fabs (value);
+  if (isnan (value))
+    return sign | 0x7e00;
+  if (isinf (value) || a >= 65536)
+    return sign | 0x7c00;
+  if (a < 0x1p-14)                      /* zero or subnormal: a * 2^24 units */
+    return sign | (uint16_t) (a * 0x1p24);
+  int e;
+  double m = frexp (a, &e);             /* a = m * 2^e, 0.5 <= m < 1 */
+  return sign | (uint16_t) ((e + 14) << 10) | (uint16_t) ((m * 2 - 1) * 1024);
+}
+
+/* VALUE (an element of DTYPE, exactly a double) as a message shows it:
+   the fewest digits that read back as the same element, and for the
+   floating types its bits too, so a flipped low bit can never read
+   "expected 71, found 71".  */
+static void
+format_element (enum payload_dtype dtype, double value, char *buf, size_t size)
+{
+  char digits[40];
+  if (value == trunc (value) && fabs (value) < 1e15)
+    snprintf (digits, sizeof digits, "%.0f", value);      /* not "2e+01" */
+  else
+    for (int n = 1; n <= 17; n++)
+      {
+        snprintf (digits, sizeof digits, "%.*g", n, value);
+        double back = strtod (digits, NULL);
+        if (dtype == DTYPE_FP32 ? (float) back == (float) value : back == value)
+          break;
+      }
+  if (dtype == DTYPE_FP32)
+    {
+      float f = (float) value;
+      uint32_t bits;
+      memcpy (&bits, &f, sizeof bits);
+      snprintf (buf, size, "%s (0x%08" PRIx32 ")", digits, bits);
+    }
+  else if (dtype == DTYPE_FP16)
+    snprintf (buf, size, "%s (0x%04x)", digits, (unsigned) half_bits (value));
+  else
+    snprintf (buf, size, "%s", digits);
+}
+
 void
 consumer_complete (struct consumer *c, const struct consumer_item *item,
                    const struct consumer_result *result)
@@ -240,10 +469,13 @@ consumer_complete (struct consumer *c, const struct consumer_item *item,
     {
       c->mismatched_items++;
       c->mismatches += check->mismatches;
+      char expected[64], actual[64];
+      format_element (item->row.config.dtype, check->expected, expected, sizeof expected);
+      format_element (item->row.config.dtype, check->actual, actual, sizeof actual);
       warn (0, "line %zu: sequence %" PRIu64 " leaf %u index %" PRIu64
-            ": expected %g, found %g (%" PRIu64 " mismatched element%s in the item)",
-            item->line, item->row.sequence, check->leaf, check->index, check->expected,
-            check->actual, check->mismatches, check->mismatches == 1 ? "" : "s");
+            ": expected %s, found %s (%" PRIu64 " mismatched element%s in the item)",
+            item->line, item->row.sequence, check->leaf, check->index, expected,
+            actual, check->mismatches, check->mismatches == 1 ? "" : "s");
     }
   if (!item->measured)
     return;
@@ -255,25 +487,22 @@ consumer_complete (struct consumer *c, const struct consumer_item *item,
     return;
 
   print_receipt_header (c);
-  run_config_format (&c->line, &item->row.config);
-  csv_line_u64 (&c->line, item->row.sequence);
-  csv_line_u64 (&c->line, item->row.worker);
-  csv_line_u64 (&c->line, item->row.epoch);
-  csv_line_u64 (&c->line, item->row.handle.bytes);
-  csv_line_u64 (&c->line, item->wait_ns);
-  if (c->options->verify)
-    {
-      csv_line_u64 (&c->line, result->verify_ns);
-      csv_line_u64 (&c->line, check->mismatches);
-    }
-  else
-    {
-      csv_line_empty (&c->line);
-      csv_line_empty (&c->line);
-    }
-  if (c->sink->item_extra)
-    c->sink->item_extra (c->sink->context, item, result, &c->line);
+  struct consumer_item_receipt r = {
+    .item = item, .result = result, .verified = c->options->verify,
+  };
+  csv_columns_row (&c->line, item_table, &r);
+  if (c->sink->item_columns)
+    csv_columns_row (&c->line, c->sink->item_columns, &r);
   csv_line_put (&c->line, stdout);
+}
+
+void
+consumer_put_run_receipt (const struct consumer_sink *sink, const struct consumer_run_receipt *r)
+{
+  struct csv_line line = { 0 };
+  csv_columns_row (&line, run_table (sink), r);
+  csv_line_put (&line, stdout);
+  csv_line_free (&line);
 }
 
 static void
@@ -281,30 +510,47 @@ print_run_report (struct consumer *c)
 {
   print_receipt_header (c);
   double seconds = (double) (c->window_end_ns - c->window_start_ns) / 1e9;
-  uint64_t pin_ns = 0;
+  uint64_t pin_ns = 0, pinned_bytes = 0, shm_bytes = 0;
+  bool all_pinned = true;
   for (size_t i = 0; i < c->nsources; i++)
-    pin_ns += c->sources[i]->pin_ns;
-  bool any_pinned = false;
-  for (size_t i = 0; i < c->nsources; i++)
-    any_pinned |= c->sources[i]->pinned;
-  run_config_format (&c->line, &c->sources[0]->config);
-  csv_line_u64 (&c->line, c->measured_items);
-  csv_line_u64 (&c->line, c->measured_bytes);
-  csv_line_fixed (&c->line, seconds, 6);
-  csv_line_fixed (&c->line, seconds > 0 ? (double) c->measured_items / seconds : 0, 2);
-  csv_line_fixed (&c->line, seconds > 0 ? (double) c->measured_bytes / seconds / (1 << 30) : 0, 4);
-  csv_line_fixed (&c->line, (double) (c->cpu_end_ns - c->cpu_start_ns) / 1e9, 6);
-  if (any_pinned)
-    csv_line_fixed (&c->line, (double) pin_ns / 1e6, 3);
-  else
-    csv_line_empty (&c->line);
-  if (c->options->verify)
-    csv_line_u64 (&c->line, c->mismatches);
-  else
-    csv_line_empty (&c->line);
-  csv_line_u64 (&c->line, c->options->warmup_epochs);
-  if (c->sink->run_extra)
-    c->sink->run_extra (c->sink->context, &c->line);
+    {
+      const struct source *s = c->sources[i];
+      pin_ns += s->pin_ns;
+      all_pinned &= s->pinned;
+      if (s->pinned)
+        pinned_bytes += s->arena.map_bytes;
+      shm_bytes = shm_bytes == CSV_NONE || s->shm_bytes == MACHINE_UNKNOWN
+                  ? CSV_NONE : shm_bytes + s->shm_bytes;
+    }
+  const struct run_config *config = &c->sources[0]->config;
+  struct consumer_run_receipt r = {
+    .arm = achieved_arm (config, all_pinned),
+    .backend = arena_backend_names[config->backend],
+    .pinned = all_pinned,
+    .size_bytes = config->size_bytes,
+    .dtype = payload_dtypes[config->dtype].name,
+    .kind = payload_kind_names[config->kind],
+    .workers = config->workers,
+    .slots = config->slots,
+    .items = c->measured_items,
+    .bytes = c->measured_bytes,
+    .seconds = seconds,
+    .items_per_s = seconds > 0 ? (double) c->measured_items / seconds : 0,
+    .gb_per_s = seconds > 0 ? (double) c->measured_bytes / seconds / 1e9 : 0,
+    .cpu_s = (double) (c->cpu_end_ns - c->cpu_start_ns) / 1e9,
+    .pin_ms = pinned_bytes ? (double) pin_ns / 1e6 : NAN,
+    .mismatches = c->options->verify ? c->mismatches : CSV_NONE,
+    .warmup_epochs = c->options->warmup_epochs,
+    .pinned_bytes = pinned_bytes,
+    .shm_bytes = shm_bytes,
+    .shm_avail_before_bytes = c->shm_avail_before,
+    .shm_avail_after_bytes = machine_fs_avail_bytes ("/dev/shm"),
+    .pss_before_bytes = c->pss_before,
+    .pss_after_bytes = machine_pss_bytes (),
+    .rss_peak_bytes = machine_rss_peak_bytes (),
+    .extra = c->sink->run_extra ? c->sink->run_extra (c->sink->context) : NULL,
+  };
+  csv_columns_row (&c->line, run_table (c->sink), &r);
   csv_line_put (&c->line, stdout);
 }
 
@@ -332,6 +578,9 @@ int
 consumer_run (const struct consumer_options *options, const struct consumer_sink *sink)
 {
   struct consumer c = { .options = options, .sink = sink };
+  /* Before the first arena is mapped.  */
+  c.pss_before = machine_pss_bytes ();
+  c.shm_avail_before = machine_fs_avail_bytes ("/dev/shm");
   active_consumer = &c;
   die_set_cleanup (consumer_cleanup);
   c.idle_since_ns = clock_now_ns ();

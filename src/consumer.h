@@ -39,26 +39,54 @@ struct consumer_result
   const void *extra;            /* sink-specific, for its receipt columns */
 };
 
+/* A receipt row of one item: what the item columns format.  */
+struct consumer_item_receipt
+{
+  const struct consumer_item *item;
+  const struct consumer_result *result;
+  bool verified;
+};
+
+/* A run report row: what the run columns format.  Counts equal to
+   CSV_NONE, times that are NaN and NULL strings write empty fields (the
+   --calibrate rows have no backend, workers or slots, for example).  */
+struct consumer_run_receipt
+{
+  const char *arm, *backend, *dtype, *kind;
+  uint64_t pinned, size_bytes, workers, slots;
+  uint64_t items, bytes;
+  double seconds, items_per_s, gb_per_s, cpu_s, pin_ms;
+  uint64_t mismatches, warmup_epochs;
+  /* Memory (arenabench(7), "Memory columns").  */
+  uint64_t pinned_bytes, shm_bytes, shm_avail_before_bytes, shm_avail_after_bytes;
+  uint64_t pss_before_bytes, pss_after_bytes, rss_peak_bytes;
+  const void *extra;            /* the sink's, for its own columns */
+};
+
 struct consumer_sink
 {
   void *context;
-  /* Extra receipt columns after the common ones, NULL-terminated.  */
-  const char *const *item_columns;
-  const char *const *run_columns;
+  /* Receipt columns after the common ones (NULL: none).  Item columns get
+     a struct consumer_item_receipt, run columns a struct
+     consumer_run_receipt whose EXTRA the sink's run_extra filled.  */
+  const struct csv_column *item_columns;
+  const struct csv_column *run_columns;
   /* Name of the page-lock time column in run reports ("mlock_ms").  */
   const char *pin_column;
   /* First sight of an arena marked for pinning: page-lock its mapping.
-     Returns true if it is locked now; *PIN_NS gets the time it took.  */
-  bool (*pin) (void *context, struct arena *arena, uint64_t *pin_ns);
+     Returns true if it is locked now, with *PIN_NS the time it took; else
+     false with WHY ("mlock: Cannot allocate memory"), which the consumer
+     reports (or dies of, under --require-pin).  */
+  bool (*pin) (void *context, struct arena *arena, uint64_t *pin_ns,
+               char *why, size_t why_size);
   /* Undo pin before the arena is unmapped.  */
   void (*unpin) (void *context, struct arena *arena);
   /* Take ITEM.  Per arena, items must be released in the order given.  */
   void (*process) (void *context, struct consumer *consumer, const struct consumer_item *item);
   /* End of input: release and complete everything still in flight.  */
   void (*flush) (void *context, struct consumer *consumer);
-  void (*item_extra) (void *context, const struct consumer_item *item,
-                      const struct consumer_result *result, struct csv_line *line);
-  void (*run_extra) (void *context, struct csv_line *line);
+  /* The run report's EXTRA for run_columns.  */
+  const void *(*run_extra) (void *context);
 };
 
 struct consumer_options
@@ -67,6 +95,7 @@ struct consumer_options
   unsigned warmup_epochs;
   enum report_mode report;
   bool report_given;            /* --report was on the command line */
+  bool require_pin;             /* a refused page-lock is fatal (71) */
 };
 
 /* Options every consumer takes; a command numbers its own from
@@ -76,19 +105,23 @@ enum
   CONSUMER_OPT_NO_VERIFY = OPTION_FIRST_PRIVATE,
   CONSUMER_OPT_WARMUP_EPOCHS,
   CONSUMER_OPT_REPORT,
+  CONSUMER_OPT_REQUIRE_PIN,
   CONSUMER_OPT_FIRST_PRIVATE
 };
 
 #define CONSUMER_LONG_OPTIONS \
   { "no-verify", no_argument, NULL, CONSUMER_OPT_NO_VERIFY }, \
   { "warmup-epochs", required_argument, NULL, CONSUMER_OPT_WARMUP_EPOCHS }, \
-  { "report", required_argument, NULL, CONSUMER_OPT_REPORT }
+  { "report", required_argument, NULL, CONSUMER_OPT_REPORT }, \
+  { "require-pin", no_argument, NULL, CONSUMER_OPT_REQUIRE_PIN }
 
-/* --help lines of --warmup-epochs and --report.  */
+/* --help lines of --warmup-epochs, --report and --require-pin.  */
 #define CONSUMER_OPTIONS_HELP "\
   --warmup-epochs N     leave items of the first N epochs out of the receipts\n\
                         and the measured window (default 0)\n\
-  --report items|run    a receipt per item (default), or one row per run\n"
+  --report items|run    a receipt per item (default), or one row per run\n\
+  --require-pin         fail (71) when an arena marked for pinning cannot be\n\
+                        page-locked, instead of reading it pageable\n"
 
 /* Defaults: verify, no warm-up, a receipt per item.  */
 void consumer_options_init (struct consumer_options *options);
@@ -114,6 +147,11 @@ _Noreturn void consumer_release_failed (const struct consumer_item *item, const 
 /* The sink has finished ITEM: record it and print its receipt.  */
 void consumer_complete (struct consumer *consumer, const struct consumer_item *item,
                         const struct consumer_result *result);
+
+/* Write R as a run report row of SINK's columns to stdout, after the run
+   report (h2d-check's --calibrate rows).  */
+void consumer_put_run_receipt (const struct consumer_sink *sink,
+                               const struct consumer_run_receipt *r);
 
 
 #endif

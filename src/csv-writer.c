@@ -125,6 +125,35 @@ csv_line_empty (struct csv_line *line)
 }
 
 void
+csv_line_count (struct csv_line *line, uint64_t value)
+{
+  if (value == CSV_NONE)
+    csv_line_empty (line);
+  else
+    csv_line_u64 (line, value);
+}
+
+void
+csv_columns_header (struct csv_line *line, const struct csv_column *table)
+{
+  for (const struct csv_column *c = table; c->name; c++)
+    csv_line_str (line, c->name);
+}
+
+void
+csv_columns_row (struct csv_line *line, const struct csv_column *table, const void *row)
+{
+  for (const struct csv_column *c = table; c->name; c++)
+    {
+      int before = line->fields;
+      c->put (line, row);
+      if (line->fields != before + 1)
+        die (EXIT_SOFTWARE, 0, "receipt column '%s' wrote %d fields", c->name,
+             line->fields - before);
+    }
+}
+
+void
 csv_line_put (struct csv_line *line, FILE *stream)
 {
   reserve (line, 1);

@@ -25,11 +25,29 @@ void csv_line_double (struct csv_line *line, double value);
 /* Fixed decimals, for human-facing numbers such as milliseconds.  */
 void csv_line_fixed (struct csv_line *line, double value, int decimals);
 void csv_line_empty (struct csv_line *line);
+/* A count that may be unknown or not apply: CSV_NONE writes an empty field. */
+#define CSV_NONE UINT64_MAX
+void csv_line_count (struct csv_line *line, uint64_t value);
 /* Terminate with '\n' and write to STREAM (stdio); dies on write error.  */
 void csv_line_put (struct csv_line *line, FILE *stream);
 /* Terminate with '\n' and write with one write(2) to FD, so lines from
    several processes on one pipe never interleave (lines < PIPE_BUF).
    Returns 0, or an errno value (EPIPE when the reader left).  */
 int csv_line_write (struct csv_line *line, int fd);
+
+/* One column of a receipt: its name, and how to write its field of ROW
+   (a struct the table's user defines).  A receipt's header and every row
+   come from one table, so a column added to it can never shift a row.
+   Tables end with an entry whose NAME is NULL.  */
+struct csv_column
+{
+  const char *name;
+  void (*put) (struct csv_line *line, const void *row);
+};
+
+/* Append the names (csv_columns_header) or the fields of ROW
+   (csv_columns_row) of every column of TABLE to LINE.  */
+void csv_columns_header (struct csv_line *line, const struct csv_column *table);
+void csv_columns_row (struct csv_line *line, const struct csv_column *table, const void *row);
 
 #endif

@@ -107,3 +107,63 @@ xstrdup (const char *text)
   size_t n = strlen (text) + 1;
   return memcpy (xmalloc (n), text, n);
 }
+
+/* Append LEN bytes of TEXT to the growing buffer *BUF.  */
+static void
+quote_append (char **buf, size_t *used, size_t *size, const char *text, size_t len)
+{
+  if (*used + len + 1 > *size)
+    {
+      while (*used + len + 1 > *size)
+        *size = *size ? 2 * *size : 64;
+      *buf = xrealloc (*buf, *size);
+    }
+  memcpy (*buf + *used, text, len);
+  *used += len;
+  (*buf)[*used] = '\0';
+}
+
+const char *
+quote (const char *name)
+{
+  static char *slots[QUOTE_SLOTS];
+  static size_t sizes[QUOTE_SLOTS];
+  static unsigned next;
+  unsigned i = next++ % QUOTE_SLOTS;
+  char **buf = &slots[i];
+  size_t *size = &sizes[i], used = 0;
+
+  quote_append (buf, &used, size, "'", 1);
+  bool escaping = false;
+  for (const unsigned char *p = (const unsigned char *) name; *p; p++)
+    {
+      bool plain = *p >= 0x20 && *p < 0x7f;
+      if (plain && escaping)
+        {
+          quote_append (buf, &used, size, "''", 2);     /* end $'...', open '...' */
+          escaping = false;
+        }
+      if (!plain && !escaping)
+        {
+          quote_append (buf, &used, size, "'$'", 3);    /* end '...', open $'...' */
+          escaping = true;
+        }
+      if (*p == '\'')
+        quote_append (buf, &used, size, "'\\''", 4);
+      else if (plain)
+        quote_append (buf, &used, size, (const char *) p, 1);
+      else
+        {
+          static const char letters[] = "\a\b\t\n\v\f\r";
+          const char *l = *p ? strchr (letters, *p) : NULL;
+          char esc[8];
+          if (l)
+            snprintf (esc, sizeof esc, "\\%c", "abtnvfr"[l - letters]);
+          else
+            snprintf (esc, sizeof esc, "\\%03o", *p);
+          quote_append (buf, &used, size, esc, strlen (esc));
+        }
+    }
+  quote_append (buf, &used, size, "'", 1);
+  return *buf;
+}

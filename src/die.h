@@ -21,6 +21,16 @@ _Noreturn void die (int status, int errnum, const char *format, ...)
 void warn (int errnum, const char *format, ...)
   __attribute__ ((format (printf, 2, 3)));
 
+/* NAME (a file, an arena, an option's value) quoted for a message as
+   coreutils quotes file names (quotearg's shell-escape-always style):
+   'name'; a single quote becomes '\'' and each run of control,
+   DEL or non-ASCII bytes $'\n', $'\033', so a name can neither break
+   the one-line message nor send the terminal escape codes.  The result
+   is one of QUOTE_SLOTS buffers used in turn: a message may quote that
+   many names.  */
+#define QUOTE_SLOTS 4
+const char *quote (const char *name);
+
 /* Allocation that cannot fail: out of memory dies with EXIT_OSERR.  */
 void *xmalloc (size_t size);
 void *xcalloc (size_t count, size_t size);

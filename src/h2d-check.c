@@ -12,6 +12,7 @@
 #include "options.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -20,7 +21,7 @@
 
 enum
 {
-  OPT_DEVICE = CONSUMER_OPT_FIRST_PRIVATE, OPT_INFLIGHT, OPT_CALIBRATE, OPT_REQUIRE_PIN,
+  OPT_DEVICE = CONSUMER_OPT_FIRST_PRIVATE, OPT_INFLIGHT, OPT_CALIBRATE,
 };
 
 static const struct option long_options[] = {
@@ -28,7 +29,6 @@ static const struct option long_options[] = {
   { "inflight", required_argument, NULL, OPT_INFLIGHT },
   CONSUMER_LONG_OPTIONS,
   { "calibrate", no_argument, NULL, OPT_CALIBRATE },
-  { "require-pin", no_argument, NULL, OPT_REQUIRE_PIN },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -51,8 +51,6 @@ GPU, and print CSV receipts.\n\
                         of one item from pinned memory, malloc'd memory and\n\
                         pageable shared memory (implies --report run)\n\
   --no-verify           copy items without checking their values\n\
-  --require-pin         fail (71) when an arena marked for pinning cannot be\n\
-                        page-locked, instead of copying it pageable\n\
       --help            display this help and exit\n\
       --version         output version information and exit\n\
 \n\
@@ -78,7 +76,7 @@ struct gpu_sink
 {
   struct h2d_pipeline *pipe;
   int device;
-  bool verify, require_pin, pin_warned;
+  bool verify;
   struct flight *flights;       /* a ring in submission order */
   unsigned next;
 
@@ -91,34 +89,18 @@ struct gpu_sink
   struct machine_info host;
 };
 
-static const char *const item_columns[] = {
-  "h2d_ns", "host_wall_ns", "source_pinned", NULL,
-};
-
-/* After the common run columns.  --calibrate's rows fill the same ones.  */
-static const char *const run_columns[] = {
-  "inflight", "wait_s", "h2d_s", "h2d_gib_per_s", "verify_s",
-  "gpu", "driver", "cuda", "pcie", "device", "cpu", "version", NULL,
-};
-
 static bool
-gpu_pin (void *context, struct arena *arena, uint64_t *pin_ns)
+gpu_pin (void *context, struct arena *arena, uint64_t *pin_ns, char *why, size_t why_size)
 {
   struct gpu_sink *sink = context;
-  char why[256];
+  char cuda_why[200];
   uint64_t start = clock_now_ns ();
-  bool ok = h2d_pipeline_register (sink->pipe, arena->base, arena->map_bytes, why, sizeof why);
+  bool ok = h2d_pipeline_register (sink->pipe, arena->base, arena->map_bytes, cuda_why,
+                                   sizeof cuda_why);
   *pin_ns = ok ? clock_now_ns () - start : 0;
-  if (ok)
-    return true;
-  if (sink->require_pin)
-    die (EXIT_OSERR, 0, "arena '%s': cudaHostRegister of %" PRIu64 " bytes: %s",
-         arena->name, arena->map_bytes, why);
-  if (!sink->pin_warned)
-    warn (0, "arena '%s': cudaHostRegister of %" PRIu64 " bytes: %s; copying it pageable",
-          arena->name, arena->map_bytes, why);
-  sink->pin_warned = true;
-  return false;
+  if (!ok)
+    snprintf (why, why_size, "cudaHostRegister: %s", cuda_why);
+  return ok;
 }
 
 static void
@@ -215,92 +197,132 @@ gpu_flush (void *context, struct consumer *consumer)
     continue;
 }
 
+/* The item columns after the common ones.  */
 static void
-gpu_item_extra (void *context, const struct consumer_item *item,
-                const struct consumer_result *result, struct csv_line *line)
+item_h2d_ns (struct csv_line *line, const void *row)
 {
-  const struct h2d_outcome *out = result->extra;
+  const struct consumer_item_receipt *r = row;
+  const struct h2d_outcome *out = r->result->extra;
   csv_line_u64 (line, out->h2d_ns);
-  csv_line_u64 (line, out->done_ns > item->arrive_ns ? out->done_ns - item->arrive_ns : 0);
-  csv_line_u64 (line, item->source_pinned);
 }
+
+static void
+item_host_wall_ns (struct csv_line *line, const void *row)
+{
+  const struct consumer_item_receipt *r = row;
+  const struct h2d_outcome *out = r->result->extra;
+  csv_line_u64 (line, out->done_ns > r->item->arrive_ns ? out->done_ns - r->item->arrive_ns : 0);
+}
+
+static const struct csv_column item_columns[] = {
+  { "h2d_ns", item_h2d_ns }, { "host_wall_ns", item_host_wall_ns }, { NULL, NULL },
+};
+
+/* The run columns after the common ones: a run report and --calibrate's
+   rows fill them from one of these.  */
+struct gpu_run
+{
+  const struct gpu_sink *sink;
+  uint64_t inflight;
+  double wait_s, h2d_s, h2d_gb_per_s, verify_s;   /* NaN: empty */
+};
+
+#define GPU_RUN(row) ((const struct gpu_run *) ((const struct consumer_run_receipt *) (row))->extra)
+
+static void
+run_inflight (struct csv_line *line, const void *row)
+{
+  csv_line_u64 (line, GPU_RUN (row)->inflight);
+}
+
+#define GPU_FIXED(name, decimals) \
+  static void run_##name (struct csv_line *line, const void *row) \
+  { csv_line_fixed (line, GPU_RUN (row)->name, decimals); }
+GPU_FIXED (wait_s, 6)
+GPU_FIXED (h2d_s, 6)
+GPU_FIXED (h2d_gb_per_s, 4)
+GPU_FIXED (verify_s, 6)
+
+#define GPU_STR(name, expr) \
+  static void run_##name (struct csv_line *line, const void *row) \
+  { const struct gpu_sink *sink = GPU_RUN (row)->sink; csv_line_str (line, (expr)); }
+GPU_STR (gpu, sink->gpu.name)
+GPU_STR (driver, sink->gpu.driver)
+GPU_STR (cuda, sink->gpu.runtime_cuda)
+GPU_STR (pcie, sink->gpu.pcie)
+GPU_STR (cpu, sink->host.cpu)
+GPU_STR (version, sink->host.version)
+
+static void
+run_device (struct csv_line *line, const void *row)
+{
+  csv_line_u64 (line, (uint64_t) GPU_RUN (row)->sink->device);
+}
+
+static const struct csv_column run_columns[] = {
+  { "inflight", run_inflight }, { "wait_s", run_wait_s }, { "h2d_s", run_h2d_s },
+  { "h2d_gb_per_s", run_h2d_gb_per_s }, { "verify_s", run_verify_s },
+  { "gpu", run_gpu }, { "driver", run_driver }, { "cuda", run_cuda }, { "pcie", run_pcie },
+  { "device", run_device }, { "cpu", run_cpu }, { "version", run_version },
+  { NULL, NULL },
+};
 
 static double
-gib_per_s (uint64_t bytes, uint64_t ns)
+gb_per_s (uint64_t bytes, uint64_t ns)
 {
-  return ns ? (double) bytes / ((double) ns / 1e9) / (1 << 30) : 0;
+  return ns ? (double) bytes / (double) ns : 0;
 }
 
-static void
-put_receipt (const struct gpu_sink *sink, struct csv_line *line)
-{
-  csv_line_str (line, sink->gpu.name);
-  csv_line_str (line, sink->gpu.driver);
-  csv_line_str (line, sink->gpu.runtime_cuda);
-  csv_line_str (line, sink->gpu.pcie);
-  csv_line_u64 (line, (uint64_t) sink->device);
-  csv_line_str (line, sink->host.cpu);
-  csv_line_str (line, sink->host.version);
-}
-
-static void
-gpu_run_extra (void *context, struct csv_line *line)
+static const void *
+gpu_run_extra (void *context)
 {
   struct gpu_sink *sink = context;
-  csv_line_u64 (line, h2d_pipeline_inflight (sink->pipe));
-  csv_line_fixed (line, (double) sink->wait_ns / 1e9, 6);
-  csv_line_fixed (line, (double) sink->h2d_ns / 1e9, 6);
-  csv_line_fixed (line, gib_per_s (sink->bytes, sink->h2d_ns), 4);
-  if (sink->verify)
-    csv_line_fixed (line, (double) sink->verify_ns / 1e9, 6);
-  else
-    csv_line_empty (line);
-  put_receipt (sink, line);
+  static struct gpu_run run;
+  run = (struct gpu_run) {
+    .sink = sink,
+    .inflight = h2d_pipeline_inflight (sink->pipe),
+    .wait_s = (double) sink->wait_ns / 1e9,
+    .h2d_s = (double) sink->h2d_ns / 1e9,
+    .h2d_gb_per_s = gb_per_s (sink->bytes, sink->h2d_ns),
+    .verify_s = sink->verify ? (double) sink->verify_ns / 1e9 : NAN,
+  };
+  return &run;
 }
 
-/* One --calibrate row in the run report's columns (consumer.c writes the
-   header): the configuration with the arm named ARM and no backend,
-   workers or slots; CALIBRATE_REPEATS copies of one item at GBPS, the
-   median rate.  */
+/* One --calibrate row in the run report's columns: the configuration
+   with the arm named ARM and no backend, workers or slots; the median rate
+   GBPS of CALIBRATE_REPEATS copies of one item.  Memory columns do not
+   apply: the copies use buffers of their own.  */
 static void
-put_calibration (const struct gpu_sink *sink, struct csv_line *line, const char *arm,
-                 bool pinned, double gbps)
+put_calibration (const struct gpu_sink *sink, const struct consumer_sink *consumer_sink,
+                 const char *arm, bool pinned, double gbps)
 {
   uint64_t total = sink->item_bytes * CALIBRATE_REPEATS;
   double seconds = gbps > 0 ? (double) total / (gbps * 1e9) : 0;
-  double rate = seconds > 0 ? (double) total / seconds / (1 << 30) : 0;
+  double rate = seconds > 0 ? (double) total / seconds / 1e9 : 0;
   const struct run_config *config = &sink->config;
-
-  csv_line_str (line, arm);
-  csv_line_empty (line);                        /* backend */
-  csv_line_u64 (line, pinned);
-  csv_line_u64 (line, config->size_bytes);
-  csv_line_str (line, payload_dtypes[config->dtype].name);
-  csv_line_str (line, payload_kind_names[config->kind]);
-  csv_line_empty (line);                        /* workers */
-  csv_line_empty (line);                        /* slots */
-  csv_line_u64 (line, CALIBRATE_REPEATS);       /* items */
-  csv_line_u64 (line, total);                   /* bytes */
-  csv_line_fixed (line, seconds, 6);
-  csv_line_fixed (line, seconds > 0 ? CALIBRATE_REPEATS / seconds : 0, 2);
-  csv_line_fixed (line, rate, 4);
-  csv_line_empty (line);                        /* cpu_s */
-  csv_line_empty (line);                        /* register_ms */
-  csv_line_empty (line);                        /* mismatches */
-  csv_line_empty (line);                        /* warmup_epochs */
-  csv_line_u64 (line, 1);                       /* inflight */
-  csv_line_empty (line);                        /* wait_s */
-  csv_line_fixed (line, seconds, 6);            /* h2d_s */
-  csv_line_fixed (line, rate, 4);               /* h2d_gib_per_s */
-  csv_line_empty (line);                        /* verify_s */
-  put_receipt (sink, line);
-  csv_line_put (line, stdout);
+  struct gpu_run run = {
+    .sink = sink, .inflight = 1, .wait_s = NAN, .h2d_s = seconds, .h2d_gb_per_s = rate,
+    .verify_s = NAN,
+  };
+  struct consumer_run_receipt r = {
+    .arm = arm, .backend = NULL, .pinned = pinned, .size_bytes = config->size_bytes,
+    .dtype = payload_dtypes[config->dtype].name, .kind = payload_kind_names[config->kind],
+    .workers = CSV_NONE, .slots = CSV_NONE,
+    .items = CALIBRATE_REPEATS, .bytes = total, .seconds = seconds,
+    .items_per_s = seconds > 0 ? CALIBRATE_REPEATS / seconds : 0, .gb_per_s = rate,
+    .cpu_s = NAN, .pin_ms = NAN, .mismatches = CSV_NONE, .warmup_epochs = CSV_NONE,
+    .pinned_bytes = CSV_NONE, .shm_bytes = CSV_NONE,
+    .shm_avail_before_bytes = CSV_NONE, .shm_avail_after_bytes = CSV_NONE,
+    .pss_before_bytes = CSV_NONE, .pss_after_bytes = CSV_NONE, .rss_peak_bytes = CSV_NONE,
+    .extra = &run,
+  };
+  consumer_put_run_receipt (consumer_sink, &r);
 }
 
 static void
-calibrate_rows (const struct gpu_sink *sink)
+calibrate_rows (const struct gpu_sink *sink, const struct consumer_sink *consumer_sink)
 {
-  struct csv_line line = { 0 };
   uint64_t bytes = sink->item_bytes;
   static const struct
   {
@@ -312,10 +334,9 @@ calibrate_rows (const struct gpu_sink *sink)
     { "raw-pageable-shm", GPU_HOST_PAGEABLE_SHM },
   };
   for (size_t i = 0; i < ARRAY_SIZE (raws); i++)
-    put_calibration (sink, &line, raws[i].arm, raws[i].memory == GPU_HOST_PINNED,
+    put_calibration (sink, consumer_sink, raws[i].arm, raws[i].memory == GPU_HOST_PINNED,
                      gpu_raw_copy_gbps (GPU_HOST_TO_DEVICE, raws[i].memory, bytes,
                                         CALIBRATE_REPEATS));
-  csv_line_free (&line);
 }
 
 int
@@ -339,9 +360,6 @@ main (int argc, char **argv)
         break;
       case OPT_CALIBRATE:
         calibrate = true;
-        break;
-      case OPT_REQUIRE_PIN:
-        gpu.require_pin = true;
         break;
       default:
         if (!consumer_option (c, optarg, &options))
@@ -376,12 +394,11 @@ main (int argc, char **argv)
     .unpin = gpu_unpin,
     .process = gpu_process,
     .flush = gpu_flush,
-    .item_extra = gpu_item_extra,
     .run_extra = gpu_run_extra,
   };
   int status = consumer_run (&options, &sink);
   if (calibrate)
-    calibrate_rows (&gpu);
+    calibrate_rows (&gpu, &sink);
   h2d_pipeline_close (gpu.pipe);
   free (gpu.flights);
   return status;

@@ -323,7 +323,7 @@ EOF
   # Zeros match the five elements whose value is 0 (indexes 0, 251, ...);
   # nobody published anything, so the stream is also truncated.
   assert_status 75
-  assert_output "arena-consume: line 2: sequence 0 leaf 0 index 1: expected 1, found 0 (1019 mismatched elements in the item)
+  assert_output "arena-consume: line 2: sequence 0 leaf 0 index 1: expected 1 (0x3f800000), found 0 (0x00000000) (1019 mismatched elements in the item)
 arena-consume: arena '$FORGED_NAME': truncated stream: producer (pid 0) stopped after 0 items, 1 rows received"
   # Attach unlinked it.
   [ ! -e "$FORGED" ]
@@ -431,7 +431,7 @@ EOF
   printf '\x40' | dd of="/dev/shm$(arena_name)" bs=1 seek=$((4096 + 10 * 4 + 2)) conv=notrunc status=none
   run bash -c "arena-consume < '$TMP/rows.csv' > '$TMP/receipts.csv'"
   assert_status 1
-  assert_output "arena-consume: line 2: sequence 0 leaf 0 index 10: expected 10, found 12 (1 mismatched element in the item)"
+  assert_output "arena-consume: line 2: sequence 0 leaf 0 index 10: expected 10 (0x41200000), found 12 (0x41400000) (1 mismatched element in the item)"
   run cut -d, -f9,15 "$TMP/receipts.csv"
   assert_output "sequence,mismatches
 0,1

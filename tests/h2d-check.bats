@@ -3,6 +3,7 @@
 # a corrupted payload caught, pinning cleaned up, --calibrate's rows.
 
 load test-helper
+load corruptions
 
 setup() {
   common_setup
@@ -12,8 +13,8 @@ teardown() {
   common_teardown
 }
 
-ITEMS_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns,source_pinned'
-RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gib_per_s,cpu_s,register_ms,mismatches,warmup_epochs,inflight,wait_s,h2d_s,h2d_gib_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version'
+ITEMS_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns'
+RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,inflight,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version'
 
 # What a machine without a usable GPU is told.
 no_gpu_message() {
@@ -106,7 +107,7 @@ left,for-the-next-reader"
       [ "$(printf '%s\n' "$output" | column arm | sort -u)" = "$arm" ]
       [ "$(printf '%s\n' "$output" | column epoch | sort -u)" = 1 ]
       [ "$(printf '%s\n' "$output" | column mismatches | sort -u)" = 0 ]
-      [ "$(printf '%s\n' "$output" | column source_pinned | sort -u)" = "$pin" ]
+      [ "$(printf '%s\n' "$output" | column pinned | sort -u)" = "$pin" ]
       [ "$(printf '%s\n' "$output" | column sequence | sort -n | tr '\n' ' ')" = \
         '12 13 14 15 16 17 18 19 20 21 22 23 ' ]
       for c in h2d_ns verify_ns host_wall_ns; do
@@ -171,8 +172,15 @@ corrupt_first_item() {
     wait "$PRODUCER"   # exits 0: every item was released
     assert_status 1
     # Element 1000 of sequence 0, leaf 0 holds 1000 % 251 = 247.
-    assert_output 'h2d-check: line 2: sequence 0 leaf 0 index 1000: expected 247, found 1.5 (1 mismatched element in the item)'
+    assert_output 'h2d-check: line 2: sequence 0 leaf 0 index 1000: expected 247 (0x43770000), found 1.5 (0x3fc00000) (1 mismatched element in the item)'
   done
+  assert_no_arena_left
+}
+
+@test "h2d-check prints a mismatch's values exactly: a flipped low bit, fp16, uint8, a ragged tail" {
+  require_gpu
+  check_corruptions h2d-check
+  check_corruptions 'h2d-check --inflight 1'
   assert_no_arena_left
 }
 
@@ -215,7 +223,7 @@ corrupt_first_item() {
   [ "$(printf '%s\n' "$output" | column size_bytes | sort -u)" = 8388608 ]
   # Every row as wide as the header; every rate positive.
   [ "$(printf '%s\n' "$output" | awk -F, '{ print NF }' | sort -u | wc -l)" -eq 1 ]
-  [ "$(printf '%s\n' "$output" | column gib_per_s | awk '!($1 > 0)' | wc -l)" -eq 0 ]
+  [ "$(printf '%s\n' "$output" | column gb_per_s | awk '!($1 > 0)' | wc -l)" -eq 0 ]
   [ "$(printf '%s\n' "$output" | column items | tr '\n' ' ')" = '8 31 31 31 ' ]
 }
 

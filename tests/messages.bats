@@ -4,6 +4,7 @@
 # as input, system refusals, exact mismatch values.
 
 load test-helper
+load corruptions
 
 setup() {
   common_setup
@@ -33,4 +34,10 @@ teardown() {
   assert_status 0
   assert_output "arm,items
 pool-pageable,20"
+}
+
+# ------------------------------------------- mismatches, printed exactly
+
+@test "arena-consume prints a mismatch's values exactly: a flipped low bit, each dtype, a ragged tail" {
+  check_corruptions arena-consume
 }

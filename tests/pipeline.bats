@@ -6,7 +6,7 @@
 load test-helper
 
 ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches'
-RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gib_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs'
+RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes'
 NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
 
 setup() {
@@ -115,7 +115,7 @@ pipeline() {
   assert_output consistent
   CONSUME_ARGS='--report run --no-verify' run pipeline --backend ring --size 1000 --items 3 --dtype uint8 --kind nested --slots 8
   assert_status 0
-  [[ "${lines[1]}" =~ ^ring-pageable,ring,0,1000,uint8,nested,1,8,3,3081,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,,,0$ ]]
+  [[ "${lines[1]}" =~ ^ring-pageable,ring,0,1000,uint8,nested,1,8,3,3081,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,,,0,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$ ]]
 }
 
 @test "--pin: arms are pinned, the consumer page-locks and reports mlock_ms" {
@@ -124,7 +124,7 @@ pipeline() {
   fi
   CONSUME_ARGS='--report run' run pipeline --size 64K --items 4 --pin
   assert_status 0
-  [[ "${lines[1]}" =~ ^pool-pinned,pool,1,65536,fp32,tensor,1,4,4,262144,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9]+\.[0-9]{3},0,0$ ]]
+  [[ "${lines[1]}" =~ ^pool-pinned,pool,1,65536,fp32,tensor,1,4,4,262144,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9]+\.[0-9]{3},0,0,266240,266240,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$ ]]
   run bash -c "set -o pipefail; arena-produce --backend ring --size 64K --items 2 --pin | arena-consume | cut -d, -f1-3"
   assert_status 0
   assert_output "arm,backend,pinned

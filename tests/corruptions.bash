@@ -1,0 +1,36 @@
+# Shared by messages.bats (arena-consume) and h2d-check.bats (on the GPU):
+# corrupt one element of an item and check the mismatch message.
+
+# One corruption per line: dtype, --size, element index, bytes written
+# there (printf escapes, little-endian), and the message's values.  A low
+# bit flipped, in each dtype, and in the last element of a ragged item.
+CORRUPTIONS='fp32 64KiB 1000 \001\000\167\103 expected 247 (0x43770000), found 247.00002 (0x43770001)
+fp16 64KiB 1000 \271\133 expected 247 (0x5bb8), found 247.125 (0x5bb9)
+uint8 64KiB 1000 \366 expected 247, found 246
+fp32 4100 1024 \001\000\240\101 expected 20 (0x41a00000), found 20.000002 (0x41a00001)
+fp16 2002 1000 \271\133 expected 247 (0x5bb8), found 247.125 (0x5bb9)
+uint8 1001 1000 \366 expected 247, found 246'
+
+# check_corruptions CONSUMER: each corruption of the table, in the first
+# item of a two-item run, is reported by CONSUMER with exit 1.
+check_corruptions() {
+  local consumer=$1 dtype size index bytes values itemsize arena offset
+  while read -r dtype size index bytes values; do
+    case $dtype in fp32) itemsize=4 ;; fp16) itemsize=2 ;; *) itemsize=1 ;; esac
+    arena-produce --dtype "$dtype" --size "$size" --items 2 --timeout 60 > "$TMP/rows.csv" &
+    PRODUCER=$!
+    for _ in $(seq 200); do
+      [ "$(wc -l < "$TMP/rows.csv")" -ge 3 ] && break
+      sleep 0.05
+    done
+    arena=$(awk -F, 'NR == 2 { print $1 }' "$TMP/rows.csv")
+    offset=$(awk -F, 'NR == 2 { print $4 }' "$TMP/rows.csv")
+    printf "$bytes" | dd of="/dev/shm$arena" bs=1 seek=$((offset + itemsize * index)) \
+      conv=notrunc status=none
+    run bash -c "$consumer 2>&1 > /dev/null" < "$TMP/rows.csv"
+    wait "$PRODUCER"
+    assert_status 1 || { echo "$dtype $size" >&2; return 1; }
+    assert_output "${consumer%% *}: line 2: sequence 0 leaf 0 index $index: $values (1 mismatched element in the item)" \
+      || return 1
+  done <<< "$CORRUPTIONS"
+}

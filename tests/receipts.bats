@@ -1,0 +1,126 @@
+#!/usr/bin/env bats
+# Receipts: the memory columns of run reports checked against what the
+# kernel says on known runs, and pinning reported as achieved.
+
+load test-helper
+
+setup() {
+  common_setup
+}
+
+teardown() {
+  assert_no_arena_left
+  common_teardown
+}
+
+# Print column NAME of every data row of the CSV on stdin.
+column() {
+  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+                        { print $c }'
+}
+
+# A 4-slot pool of 8 MiB items: one 4 KiB header page and four slots.
+MAPPING=$((4096 + 4 * 8388608))
+
+@test "run report: shm_bytes equals the arena's size in /dev/shm as the kernel reports it" {
+  arena-produce --size 8MiB --items 4 --timeout 30 > "$TMP/rows.csv" &
+  producer=$!
+  for _ in $(seq 200); do
+    [ "$(wc -l < "$TMP/rows.csv")" -ge 5 ] && break
+    sleep 0.05
+  done
+  arena=$(awk -F, 'NR == 2 { print $1 }' "$TMP/rows.csv")
+  # What the kernel says: the object's size and the blocks tmpfs holds.
+  size=$(stat -c %s "/dev/shm$arena")
+  held=$(( $(stat -c %b "/dev/shm$arena") * $(stat -c %B "/dev/shm$arena") ))
+  run arena-consume --report run < "$TMP/rows.csv"
+  wait "$producer"
+  assert_status 0
+  [ "$size" -eq "$MAPPING" ]
+  shm=$(printf '%s\n' "$output" | column shm_bytes)
+  [ "$shm" -eq "$held" ]
+  [ $((shm - MAPPING)) -le 4096 ] && [ $((MAPPING - shm)) -le 4096 ]
+}
+
+@test "run report: PSS grows by about the mapping when the consumer touches every page" {
+  run bash -c 'arena-produce --size 8MiB --items 8 | arena-consume --report run'
+  assert_status 0
+  before=$(printf '%s\n' "$output" | column pss_before_bytes)
+  after=$(printf '%s\n' "$output" | column pss_after_bytes)
+  peak=$(printf '%s\n' "$output" | column rss_peak_bytes)
+  grown=$((after - before))
+  # Pages the producer still maps count half (PSS shares them out).
+  [ "$grown" -ge $((MAPPING / 2)) ] || { echo "PSS grew $grown, mapping $MAPPING" >&2; return 1; }
+  [ "$grown" -le $((MAPPING + 8 * 1048576)) ] || { echo "PSS grew $grown" >&2; return 1; }
+  [ "$peak" -ge "$after" ] || [ "$peak" -ge $((MAPPING)) ]
+}
+
+@test "run report: --no-verify touches no page, and PSS says so" {
+  run bash -c 'arena-produce --size 8MiB --items 8 | arena-consume --report run --no-verify'
+  assert_status 0
+  before=$(printf '%s\n' "$output" | column pss_before_bytes)
+  after=$(printf '%s\n' "$output" | column pss_after_bytes)
+  [ $((after - before)) -lt $((MAPPING / 4)) ] || { echo "PSS grew $((after - before))" >&2; return 1; }
+}
+
+@test "run report: /dev/shm available before and after, as statvfs says" {
+  run bash -c 'arena-produce --size 8MiB --items 4 | arena-consume --report run'
+  assert_status 0
+  total=$(( $(stat -f -c %b /dev/shm) * $(stat -f -c %S /dev/shm) ))
+  before=$(printf '%s\n' "$output" | column shm_avail_before_bytes)
+  after=$(printf '%s\n' "$output" | column shm_avail_after_bytes)
+  [ "$before" -le "$total" ] && [ "$after" -le "$total" ]
+  # At the end the arena still holds its pages: available is lower by it.
+  [ "$after" -le $((total - MAPPING)) ]
+}
+
+@test "pinning succeeds: pinned_bytes is the mapping, receipts say pinned" {
+  if [ "$(id -u)" -ne 0 ] && [ "$(ulimit -l)" != unlimited ]; then
+    skip "mlock of 32 MiB may exceed RLIMIT_MEMLOCK ($(ulimit -l) KiB)"
+  fi
+  run bash -c 'arena-produce --pin --size 8MiB --items 4 | arena-consume --report run --require-pin'
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column pinned_bytes)" -eq "$MAPPING" ]
+  [ "$(printf '%s\n' "$output" | column arm)" = pool-pinned ]
+  [ "$(printf '%s\n' "$output" | column pinned)" = 1 ]
+  run bash -c 'arena-produce --pin --size 8MiB --items 4 | arena-consume | cut -d, -f1-3 | sort -u'
+  assert_status 0
+  assert_output "arm,backend,pinned
+pool-pinned,pool,1"
+}
+
+# unprivileged COMMAND: COMMAND as nobody with an ordinary user's 8 MiB
+# RLIMIT_MEMLOCK; skips visibly when that cannot be arranged.
+unprivileged() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
+  command -v setpriv > /dev/null && command -v prlimit > /dev/null \
+    || skip "setpriv or prlimit missing"
+  setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$(command -v arena-consume)" \
+    || skip "nobody cannot run $(command -v arena-consume)"
+  run setpriv --reuid=nobody --regid=nogroup --clear-groups prlimit --memlock=8388608 \
+    env PATH="$PATH" bash -c "$1"
+}
+
+@test "pinning refused (nobody, 8 MiB RLIMIT_MEMLOCK): pinned_bytes 0, pageable, the message names the limit" {
+  unprivileged 'arena-produce --pin --size 8MiB --items 4 | arena-consume --report run'
+  assert_status 0
+  [ "${#lines[@]}" -eq 3 ]      # the message, the header, the row
+  report=$(printf '%s\n' "${lines[@]:1}")
+  [ "$(printf '%s\n' "$report" | column pinned_bytes)" = 0 ]
+  [ "$(printf '%s\n' "$report" | column arm)" = pool-pageable ]
+  [ "$(printf '%s\n' "$report" | column pinned)" = 0 ]
+  [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]+\':\ cannot\ page-lock\ $MAPPING\ bytes:\ mlock:\ Cannot\ allocate\ memory\ \(RLIMIT_MEMLOCK\ is\ 8388608\ bytes\;\ raise\ it\ with\ \'ulimit\ -l\'\)\;\ reading\ it\ pageable$ ]]
+}
+
+@test "pinning refused: per-item receipts say pinned=0 and the pageable arm" {
+  unprivileged 'arena-produce --pin --size 8MiB --items 3 | arena-consume 2> /dev/null | cut -d, -f1-3 | sort -u'
+  assert_status 0
+  assert_output "arm,backend,pinned
+pool-pageable,pool,0"
+}
+
+@test "pinning refused with --require-pin: exit 71 and the limit named" {
+  unprivileged 'set -o pipefail; arena-produce --pin --size 8MiB --items 4 2> /dev/null | arena-consume --require-pin'
+  assert_status 71
+  [[ "$output" =~ ^arena-consume:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]+\':\ cannot\ page-lock\ $MAPPING\ bytes:\ mlock:\ Cannot\ allocate\ memory\ \(RLIMIT_MEMLOCK\ is\ 8388608\ bytes\;\ raise\ it\ with\ \'ulimit\ -l\'\)$ ]]
+}
