@@ -45,15 +45,6 @@ static const char *const case_names[OVERLAP_CASES] = {
   "compute", "transfer", "serialized", "concurrent"
 };
 
-static const char *const header[] = {
-  "trial", "schedule_order", "method", "total_bytes", "num_tensors",
-  "compute_only_ms", "transfer_only_ms", "serialized_ms", "concurrent_ms",
-  "speedup", "hidden_ms", "overlap_efficiency", "cpu_launch_skew_ms",
-  "transfer_gbps", "raw_pinned_gbps", "compute_iterations", "matrix_size",
-  "compute_target_ms", "seed", "gpu", "compute_capability", "driver", "cuda",
-  "cuda_driver", "pcie", "cpu", "arenabench"
-};
-
 #define MATRIX_TILE 64
 #define RAW_REPEATS 20
 
@@ -209,14 +200,6 @@ parse_options (int argc, char **argv, struct config *cfg)
 }
 
 static void
-put_header (struct csv_line *line)
-{
-  for (size_t i = 0; i < ARRAY_SIZE (header); i++)
-    csv_line_str (line, header[i]);
-  csv_line_put (line, stdout);
-}
-
-static void
 schedule_label (const struct overlap_block *block, char *buf, size_t size)
 {
   size_t used = 0;
@@ -234,6 +217,89 @@ schedule_label (const struct overlap_block *block, char *buf, size_t size)
     }
 }
 
+/* One row: a timed block's figures for one method.  */
+struct row
+{
+  const struct config *cfg;
+  const struct receipt *r;
+  unsigned trial;
+  const char *order;
+  int method;
+  const struct overlap_times *t;
+  double compute_ms;
+  uint64_t total_bytes, num_tensors;
+  double raw_gbps;
+};
+
+#define ROW(p) ((const struct row *) (p))
+#define COUNT(name, expr) \
+  static void put_##name (struct csv_line *line, const void *p) \
+  { const struct row *w = p; csv_line_u64 (line, (expr)); }
+#define FIXED(name, decimals, expr) \
+  static void put_##name (struct csv_line *line, const void *p) \
+  { const struct row *w = p; csv_line_fixed (line, (expr), decimals); }
+#define STR(name, expr) \
+  static void put_##name (struct csv_line *line, const void *p) \
+  { const struct row *w = p; csv_line_str (line, (expr)); }
+
+/* The most a perfect overlap could save is the shorter of the two.  */
+static double
+potential_ms (const struct row *w)
+{
+  return fmin (w->compute_ms, w->t->transfer_ms);
+}
+
+COUNT (trial, w->trial)
+STR (schedule_order, w->order)
+STR (method, overlap_method_names[w->method])
+COUNT (total_bytes, w->total_bytes)
+COUNT (num_tensors, w->num_tensors)
+FIXED (compute_only_ms, 4, w->compute_ms)
+FIXED (transfer_only_ms, 4, w->t->transfer_ms)
+FIXED (serialized_ms, 4, w->t->serialized_ms)
+FIXED (concurrent_ms, 4, w->t->concurrent_ms)
+FIXED (speedup, 4, w->t->serialized_ms / w->t->concurrent_ms)
+FIXED (hidden_ms, 4, w->t->serialized_ms - w->t->concurrent_ms)
+FIXED (overlap_efficiency, 4, potential_ms (w) > 0
+       ? (w->t->serialized_ms - w->t->concurrent_ms) / potential_ms (w) : 0)
+FIXED (cpu_launch_skew_ms, 4, w->t->launch_skew_ms)
+FIXED (transfer_gbps, 2, (double) w->total_bytes / (w->t->transfer_ms * 1e6))
+FIXED (raw_pinned_gbps, 2, w->raw_gbps)
+COUNT (compute_iterations, w->r->iterations)
+COUNT (matrix_size, w->cfg->matrix_size)
+COUNT (seed, w->cfg->seed)
+STR (gpu, w->r->gpu.name)
+STR (compute_capability, w->r->gpu.capability)
+STR (driver, w->r->gpu.driver)
+STR (cuda, w->r->gpu.runtime_cuda)
+STR (cuda_driver, w->r->gpu.driver_cuda)
+STR (pcie, w->r->gpu.pcie)
+STR (cpu, w->r->host.cpu)
+STR (arenabench, w->r->host.version)
+
+/* Calibrated runs record their target; fixed iteration counts have none. */
+static void
+put_compute_target_ms (struct csv_line *line, const void *p)
+{
+  if (ROW (p)->cfg->compute_iterations)
+    csv_line_empty (line);
+  else
+    csv_line_double (line, ROW (p)->cfg->compute_ms);
+}
+
+#define COLUMN(name) { #name, put_##name }
+static const struct csv_column columns[] = {
+  COLUMN (trial), COLUMN (schedule_order), COLUMN (method), COLUMN (total_bytes),
+  COLUMN (num_tensors), COLUMN (compute_only_ms), COLUMN (transfer_only_ms),
+  COLUMN (serialized_ms), COLUMN (concurrent_ms), COLUMN (speedup), COLUMN (hidden_ms),
+  COLUMN (overlap_efficiency), COLUMN (cpu_launch_skew_ms), COLUMN (transfer_gbps),
+  COLUMN (raw_pinned_gbps), COLUMN (compute_iterations), COLUMN (matrix_size),
+  COLUMN (compute_target_ms), COLUMN (seed), COLUMN (gpu), COLUMN (compute_capability),
+  COLUMN (driver), COLUMN (cuda), COLUMN (cuda_driver), COLUMN (pcie), COLUMN (cpu),
+  COLUMN (arenabench),
+  { NULL, NULL }
+};
+
 static void
 put_rows (struct csv_line *line, const struct config *cfg, const struct receipt *r,
           unsigned trial, const struct overlap_block *block, uint64_t total_bytes,
@@ -243,41 +309,12 @@ put_rows (struct csv_line *line, const struct config *cfg, const struct receipt 
   schedule_label (block, order, sizeof order);
   for (size_t m = 0; m < cfg->nmethods; m++)
     {
-      int method = cfg->methods[m];
-      const struct overlap_times *t = &block->times[method];
-      double hidden = t->serialized_ms - t->concurrent_ms;
-      /* The most a perfect overlap could save is the shorter of the two.  */
-      double potential = fmin (block->compute_ms, t->transfer_ms);
-      csv_line_u64 (line, trial);
-      csv_line_str (line, order);
-      csv_line_str (line, overlap_method_names[method]);
-      csv_line_u64 (line, total_bytes);
-      csv_line_u64 (line, num_tensors);
-      csv_line_fixed (line, block->compute_ms, 4);
-      csv_line_fixed (line, t->transfer_ms, 4);
-      csv_line_fixed (line, t->serialized_ms, 4);
-      csv_line_fixed (line, t->concurrent_ms, 4);
-      csv_line_fixed (line, t->serialized_ms / t->concurrent_ms, 4);
-      csv_line_fixed (line, hidden, 4);
-      csv_line_fixed (line, potential > 0 ? hidden / potential : 0, 4);
-      csv_line_fixed (line, t->launch_skew_ms, 4);
-      csv_line_fixed (line, (double) total_bytes / (t->transfer_ms * 1e6), 2);
-      csv_line_fixed (line, raw_gbps, 2);
-      csv_line_u64 (line, r->iterations);
-      csv_line_u64 (line, cfg->matrix_size);
-      if (cfg->compute_iterations)
-        csv_line_empty (line);
-      else
-        csv_line_double (line, cfg->compute_ms);
-      csv_line_u64 (line, cfg->seed);
-      csv_line_str (line, r->gpu.name);
-      csv_line_str (line, r->gpu.capability);
-      csv_line_str (line, r->gpu.driver);
-      csv_line_str (line, r->gpu.runtime_cuda);
-      csv_line_str (line, r->gpu.driver_cuda);
-      csv_line_str (line, r->gpu.pcie);
-      csv_line_str (line, r->host.cpu);
-      csv_line_str (line, r->host.version);
+      struct row w = {
+        .cfg = cfg, .r = r, .trial = trial, .order = order, .method = cfg->methods[m],
+        .t = &block->times[cfg->methods[m]], .compute_ms = block->compute_ms,
+        .total_bytes = total_bytes, .num_tensors = num_tensors, .raw_gbps = raw_gbps,
+      };
+      csv_columns_row (line, columns, &w);
       csv_line_put (line, stdout);
     }
 }
@@ -328,7 +365,8 @@ main (int argc, char **argv)
   machine_describe (&r.host);
 
   struct csv_line line = { 0 };
-  put_header (&line);
+  csv_columns_header (&line, columns);
+  csv_line_put (&line, stdout);
 
   /* Cases in a random order too, so drift over the run favours none.  */
   size_t ncases = cfg.ntotals * cfg.ncounts;
