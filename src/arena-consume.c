@@ -6,9 +6,12 @@
 #include "die.h"
 #include "options.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum
 {
@@ -71,18 +74,51 @@ cpu_unpin (void *context, struct arena *arena)
   munlock (arena->base, arena->map_bytes);
 }
 
+/* Write leaf L of ITEM as DIR/seq<SEQUENCE>_leaf<L>.npy: first under a
+   fresh temporary name (O_EXCL, so nothing planted there is followed or
+   overwritten), then moved to its name only if that does not exist
+   (renameat2 RENAME_NOREPLACE, else link and unlink), so a reader never
+   sees half a file and no existing file or symlink target is replaced.  */
+static void
+save_leaf (const struct cpu_sink *sink, const struct consumer_item *item, unsigned l)
+{
+  static unsigned counter;
+  char path[4096], temp[4096];
+  snprintf (path, sizeof path, "%s/seq%" PRIu64 "_leaf%u.npy", sink->save_dir,
+            item->row.sequence, l);
+  int err;
+  unsigned tries = 0;
+  do
+    {
+      snprintf (temp, sizeof temp, "%s/.seq%" PRIu64 "_leaf%u.npy.%ld.%u", sink->save_dir,
+                item->row.sequence, l, (long) getpid (), counter++);
+      err = payload_save_npy (&item->row.layout, item->data, l, temp);
+    }
+  while (err == EEXIST && ++tries < 100);
+  if (err)
+    {
+      if (err != EEXIST)
+        unlink (temp);
+      die (EXIT_IOERR, err, "%s", quote (temp));
+    }
+  if (renameat2 (AT_FDCWD, temp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+    return;
+  err = errno;
+  if (err == EINVAL || err == ENOSYS)
+    {
+      /* A file system without RENAME_NOREPLACE: link(2) never replaces.  */
+      err = link (temp, path) == 0 ? 0 : errno;
+    }
+  unlink (temp);
+  if (err)
+    die (EXIT_IOERR, err, "%s", quote (path));
+}
+
 static void
 save_leaves (const struct cpu_sink *sink, const struct consumer_item *item)
 {
   for (unsigned l = 0; l < item->row.layout.nleaves; l++)
-    {
-      char path[4096];
-      snprintf (path, sizeof path, "%s/seq%" PRIu64 "_leaf%u.npy", sink->save_dir,
-                item->row.sequence, l);
-      int err = payload_save_npy (&item->row.layout, item->data, l, path);
-      if (err)
-        die (EXIT_IOERR, err, "%s", path);
-    }
+    save_leaf (sink, item, l);
 }
 
 static void
@@ -126,9 +162,9 @@ main (int argc, char **argv)
     {
       struct stat st;
       if (stat (cpu.save_dir, &st) != 0)
-        die (EXIT_USAGE, errno, "--save-dir: '%s'", cpu.save_dir);
+        die (EXIT_USAGE, errno, "--save-dir: %s", quote (cpu.save_dir));
       if (!S_ISDIR (st.st_mode))
-        die (EXIT_USAGE, 0, "--save-dir: '%s' is not a directory", cpu.save_dir);
+        die (EXIT_USAGE, 0, "--save-dir: %s is not a directory", quote (cpu.save_dir));
     }
 
   const struct consumer_sink sink = {

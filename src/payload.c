@@ -320,7 +320,8 @@ payload_save_npy (const struct payload_layout *layout, const void *item,
   memset (header + 10 + dict, ' ', total - 10 - (size_t) dict - 1);
   header[total - 1] = '\n';
 
-  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* Never through a symlink, never over a file: a new file or nothing.  */
+  int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return errno;
   int err = write_all (fd, header, total);

@@ -105,8 +105,9 @@ void payload_verify (const struct payload_layout *layout, uint64_t sequence,
 /* Element INDEX of a leaf as a double, for messages.  */
 double payload_element (enum payload_dtype dtype, const void *leaf, uint64_t index);
 
-/* Write leaf LEAF of ITEM as a NumPy .npy (format 1.0) file at PATH.
-   Returns 0 or an errno value.  */
+/* Write leaf LEAF of ITEM as a NumPy .npy (format 1.0) file at PATH, which
+   must not exist (O_EXCL; a symlink there is not followed).  Returns 0 or
+   an errno value.  */
 int payload_save_npy (const struct payload_layout *layout, const void *item,
                       unsigned leaf, const char *path);
 

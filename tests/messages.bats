@@ -41,3 +41,46 @@ pool-pageable,20"
 @test "arena-consume prints a mismatch's values exactly: a flipped low bit, each dtype, a ragged tail" {
   check_corruptions arena-consume
 }
+
+# ------------------------------------------------------------ --save-dir
+
+@test "--save-dir never follows a planted symlink: the target is untouched, exit 74" {
+  mkdir "$TMP/npy"
+  echo precious > "$TMP/target"
+  ln -s "$TMP/target" "$TMP/npy/seq1_leaf0.npy"
+  run bash -c "arena-produce --size 400 --items 2 2> /dev/null | arena-consume --save-dir '$TMP/npy' > /dev/null"
+  assert_status 74
+  assert_output "arena-consume: '$TMP/npy/seq1_leaf0.npy': File exists"
+  [ "$(cat "$TMP/target")" = precious ]
+  [ -L "$TMP/npy/seq1_leaf0.npy" ]
+  # The first leaf was written whole; no temporary file is left.
+  run ls -A "$TMP/npy"
+  assert_output "seq0_leaf0.npy
+seq1_leaf0.npy"
+}
+
+@test "--save-dir never overwrites an existing file" {
+  mkdir "$TMP/npy"
+  echo precious > "$TMP/npy/seq0_leaf0.npy"
+  run bash -c "arena-produce --size 400 --items 1 2> /dev/null | arena-consume --save-dir '$TMP/npy' > /dev/null"
+  assert_status 74
+  assert_output "arena-consume: '$TMP/npy/seq0_leaf0.npy': File exists"
+  [ "$(cat "$TMP/npy/seq0_leaf0.npy")" = precious ]
+  run ls -A "$TMP/npy"
+  assert_output "seq0_leaf0.npy"
+}
+
+@test "--save-dir: a symlink planted at the temporary name is not followed either" {
+  mkdir "$TMP/npy"
+  echo precious > "$TMP/target"
+  # The consumer is this shell's pid after exec: plant its first temporary name.
+  run bash -c "arena-produce --size 400 --items 1 2> /dev/null \
+               | bash -c 'ln -s \"\$1\" \"\$2/.seq0_leaf0.npy.\$\$.0\"; exec arena-consume --save-dir \"\$2\"' \
+                 sh '$TMP/target' '$TMP/npy' > /dev/null"
+  assert_status 0
+  [ "$(cat "$TMP/target")" = precious ]
+  # The planted link and the leaf: nothing else.
+  [ "$(ls -A "$TMP/npy" | wc -l)" -eq 2 ]
+  [ -L "$(echo "$TMP"/npy/.seq0_leaf0.npy.*.0)" ]
+  [ "$(stat -c %s "$TMP/npy/seq0_leaf0.npy")" -eq $((128 + 400)) ]
+}
