@@ -115,6 +115,8 @@ csv_reader_read_fd (struct csv_reader *r, int fd, const char *source)
         {
           if (errno == EINTR)
             continue;
+          if (errno == EISDIR)      /* input, not a write: a missing input */
+            die (EXIT_NOINPUT, errno, "%s", source);
           die (EXIT_IOERR, errno, "%s: read error", source);
         }
       if (got == 0)
@@ -137,7 +139,9 @@ csv_reader_read_path (struct csv_reader *r, const char *path)
     }
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    die (EXIT_NOINPUT, errno, "%s", path);
-  csv_reader_read_fd (r, fd, path);
+    die (EXIT_NOINPUT, errno, "%s", quotef (path));
+  char *name = xstrdup (quotef (path));     /* quote's buffers are reused */
+  csv_reader_read_fd (r, fd, name);
   close (fd);
+  free (name);
 }

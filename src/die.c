@@ -167,3 +167,11 @@ quote (const char *name)
   quote_append (buf, &used, size, "'", 1);
   return *buf;
 }
+
+const char *
+quotef (const char *name)
+{
+  static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                             "0123456789._/+-:,@=";
+  return *name && !name[strspn (name, safe)] ? name : quote (name);
+}

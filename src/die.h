@@ -31,6 +31,11 @@ void warn (int errnum, const char *format, ...)
 #define QUOTE_SLOTS 4
 const char *quote (const char *name);
 
+/* NAME as the subject of a message ("NAME: line 3: ..."): as it is when
+   it holds only letters, digits and . _ / + - : , @ =, else as quote
+   gives it (coreutils' quotef).  */
+const char *quotef (const char *name);
+
 /* Allocation that cannot fail: out of memory dies with EXIT_OSERR.  */
 void *xmalloc (size_t size);
 void *xcalloc (size_t count, size_t size);

@@ -53,7 +53,7 @@ options_no_operands (int argc, char **argv)
 {
   if (optind < argc)
     {
-      warn (0, "unexpected argument '%s'", argv[optind]);
+      warn (0, "unexpected argument %s", quote (argv[optind]));
       options_try_help ();
     }
 }
@@ -175,11 +175,11 @@ options_size (const char *option, const char *text, uint64_t min, uint64_t max)
 {
   uint64_t value;
   if (!options_parse_size (text, &value))
-    die (EXIT_USAGE, 0, "%s: invalid size '%s' (use bytes or a suffix such as 64K, 8MiB, 1G)",
-         option, text);
+    die (EXIT_USAGE, 0, "%s: invalid size %s (use bytes or a suffix such as 64K, 8MiB, 1G)",
+         option, quote (text));
   if (value < min || value > max)
-    die (EXIT_USAGE, 0, "%s: size '%s' out of range [%" PRIu64 ", %" PRIu64 "] bytes",
-         option, text, min, max);
+    die (EXIT_USAGE, 0, "%s: size %s out of range [%" PRIu64 ", %" PRIu64 "] bytes",
+         option, quote (text), min, max);
   return value;
 }
 
@@ -188,10 +188,10 @@ options_uint (const char *option, const char *text, uint64_t min, uint64_t max)
 {
   uint64_t value;
   if (!options_parse_uint (text, UINT64_MAX, &value))
-    die (EXIT_USAGE, 0, "%s: invalid number '%s'", option, text);
+    die (EXIT_USAGE, 0, "%s: invalid number %s", option, quote (text));
   if (value < min || value > max)
-    die (EXIT_USAGE, 0, "%s: '%s' out of range [%" PRIu64 ", %" PRIu64 "]",
-         option, text, min, max);
+    die (EXIT_USAGE, 0, "%s: %s out of range [%" PRIu64 ", %" PRIu64 "]",
+         option, quote (text), min, max);
   return value;
 }
 
@@ -202,9 +202,9 @@ options_double (const char *option, const char *text, double min, double max)
   errno = 0;
   double value = strtod (text, &end);
   if (end == text || *end || errno == ERANGE || !isfinite (value))
-    die (EXIT_USAGE, 0, "%s: invalid number '%s'", option, text);
+    die (EXIT_USAGE, 0, "%s: invalid number %s", option, quote (text));
   if (value < min || value > max)
-    die (EXIT_USAGE, 0, "%s: '%s' out of range [%g, %g]", option, text, min, max);
+    die (EXIT_USAGE, 0, "%s: %s out of range [%g, %g]", option, quote (text), min, max);
   return value;
 }
 
@@ -219,7 +219,7 @@ options_choice (const char *option, const char *text, const char *const *names)
       size_t used = strlen (choices);
       snprintf (choices + used, sizeof choices - used, "%s'%s'", i ? ", " : "", names[i]);
     }
-  die (EXIT_USAGE, 0, "%s: invalid choice '%s' (choose from %s)", option, text, choices);
+  die (EXIT_USAGE, 0, "%s: invalid choice %s (choose from %s)", option, quote (text), choices);
 }
 
 size_t
@@ -235,7 +235,7 @@ options_list (const char *option, const char *text, char ***items)
       if (len == 0)
         {
           options_list_free (list, count);
-          die (EXIT_USAGE, 0, "%s: empty item in list '%s'", option, text);
+          die (EXIT_USAGE, 0, "%s: empty item in list %s", option, quote (text));
         }
       list = xreallocarray (list, count + 1, sizeof *list);
       list[count] = xmalloc (len + 1);

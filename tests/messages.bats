@@ -84,3 +84,46 @@ seq1_leaf0.npy"
   [ -L "$(echo "$TMP"/npy/.seq0_leaf0.npy.*.0)" ]
   [ "$(stat -c %s "$TMP/npy/seq0_leaf0.npy")" -eq $((128 + 400)) ]
 }
+
+# ------------------------------------------------------ names and inputs
+
+@test "newlines and escape bytes in names and operands are quoted, shell-escape style" {
+  run arena-consume "$(printf 'x\ny')"
+  assert_status 64
+  assert_output "arena-consume: unexpected argument 'x'\$'\\n''y'
+Try 'arena-consume --help' for more information."
+  run arena-produce --size "$(printf '8\033[2JM')"
+  assert_status 64
+  assert_output "arena-produce: --size: invalid size '8'\$'\\033''[2JM' (use bytes or a suffix such as 64K, 8MiB, 1G)"
+  run bench-summarize --seed 1 --value x "$TMP/$(printf 'a\tb')" "$TMP/it's"
+  assert_status 66
+  assert_output "bench-summarize: '$TMP/a'\$'\\t''b': No such file or directory"
+  run arena-consume --save-dir "$TMP/it's"
+  assert_status 64
+  assert_output "arena-consume: --save-dir: '$TMP/it'\\''s': No such file or directory"
+}
+
+@test "a directory given as input exits 66" {
+  run bench-summarize --seed 1 --value x "$TMP"
+  assert_status 66
+  assert_output "bench-summarize: $TMP: Is a directory"
+  run arena-consume < "$TMP"
+  assert_status 66
+  assert_output "arena-consume: stdin: Is a directory"
+}
+
+# ------------------------------------------------------- system refusals
+
+@test "an arena the system will not open: exit 71 with the errno text" {
+  # Out of descriptors: the consumer cannot open the second worker's arena.
+  run bash -c 'arena-produce --workers 4 --size 4K --items 2 --timeout 5 2> /dev/null \
+               | (exec > /dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; ulimit -n 5; exec arena-consume)'
+  assert_status 71
+  [[ "$output" =~ ^arena-consume:\ line\ [0-9]+:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]+\':\ cannot\ open\ arena:\ Too\ many\ open\ files$ ]]
+}
+
+@test "--workers beyond RLIMIT_NOFILE: a clear message before forking, exit 71" {
+  run bash -c 'ulimit -n 64; arena-produce --workers 100 --size 4K --items 1'
+  assert_status 71
+  [[ "$output" =~ ^arena-produce:\ --workers\ 100\ needs\ 100\ more\ open\ files,\ but\ [0-9]+\ are\ open\ and\ RLIMIT_NOFILE\ is\ 64\ \(raise\ it\ with\ \'ulimit\ -n\'\)$ ]]
+}
