@@ -22,7 +22,7 @@ gpu_here() {
 @test "pinned-arena --cpu: one run report per arm, repeat and worker count, a receipt and a summary" {
   run pinned-arena --cpu --size 64K --items 8 --repeats 2 --workers 1,2 --out "$TMP/pa"
   assert_status 0
-  [ "$(head -n 1 "$TMP/pa/raw.csv")" = "repeat,arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gib_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs" ]
+  [ "$(head -n 1 "$TMP/pa/raw.csv")" = "repeat,arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes" ]
   # 2 arms x 2 repeats x 2 worker counts, every item checked, none wrong.
   run awk -F, 'NR > 1 { n++; arms[$2]++; w[$8]++; if ($10 != 8 || $17 != 0 || $18 != 1) bad++ }
                END { print n, arms["pool-pageable"], arms["ring-pageable"], w[1], w[2], bad + 0 }' "$TMP/pa/raw.csv"
@@ -36,7 +36,7 @@ gpu_here() {
   run grep -c -E '^(command|date|host|cpu|kernel|arenabench|consumer|config): ' "$TMP/pa/receipt.txt"
   assert_output 8
   grep -q '^1        pool-pageable  items_per_s  2 ' "$TMP/pa/summary.txt"
-  grep -q '^2        ring-pageable  gib_per_s    2 ' "$TMP/pa/summary.txt"
+  grep -q '^2        ring-pageable  gb_per_s     2 ' "$TMP/pa/summary.txt"
 }
 
 @test "pinned-arena without a GPU says it runs the CPU arms" {
@@ -95,7 +95,7 @@ Try 'pinned-arena --help' for more information."
   rows=$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)
   [ "$rows" -ge 2 ] && [ "$rows" -lt 100 ]
   # Every kept row is a whole run report.
-  run awk -F, 'NR > 1 && NF != 18 { bad++ } END { print bad + 0 }' "$TMP/pa/raw.csv"
+  run awk -F, 'NR > 1 && NF != 25 { bad++ } END { print bad + 0 }' "$TMP/pa/raw.csv"
   assert_output 0
 }
 

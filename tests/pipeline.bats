@@ -100,7 +100,7 @@ pipeline() {
   CONSUME_ARGS='--warmup-epochs 2 --report run' run pipeline --size 4096 --items 2 --epochs 3 --workers 2
   assert_status 0
   [ "${lines[0]}" = "$RUN_HEADER" ]
-  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,2,4,4,16384,[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{4},[0-9]+\.[0-9]{6},,0,2$ ]]
+  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,2,4,4,16384,[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{4},[0-9]+\.[0-9]{6},,0,2,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$ ]]
 }
 
 @test "--report run: one row with the run's numbers" {
@@ -108,7 +108,7 @@ pipeline() {
   assert_status 0
   [ "${#lines[@]}" -eq 2 ]
   [ "${lines[0]}" = "$RUN_HEADER" ]
-  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,1,4,10,40960,([0-9]+\.[0-9]{6}),([0-9]+\.[0-9]{2}),([0-9]+\.[0-9]{4}),[0-9]+\.[0-9]{6},,0,0$ ]]
+  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,1,4,10,40960,([0-9]+\.[0-9]{6}),([0-9]+\.[0-9]{2}),([0-9]+\.[0-9]{4}),[0-9]+\.[0-9]{6},,0,0,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$ ]]
   # items_per_s is items / seconds.
   local seconds=${BASH_REMATCH[1]} rate=${BASH_REMATCH[2]}
   run awk -v s="$seconds" -v r="$rate" 'BEGIN { d = 10 / s - r; if (d < 0) d = -d; print (s > 0 && d <= 0.01 * r + 0.01) ? "consistent" : "off" }'
