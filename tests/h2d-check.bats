@@ -3,7 +3,7 @@
 # a corrupted payload caught, pinning cleaned up, --calibrate's rows.
 
 load test-helper
-load corruptions
+load checks
 
 setup() {
   common_setup
@@ -23,12 +23,6 @@ no_gpu_message() {
   else
     echo 'h2d-check: built without CUDA support'
   fi
-}
-
-# Print column NAME of every data row of the CSV on stdin.
-column() {
-  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
-                        { print $c }'
 }
 
 @test "h2d-check --help prints usage and exits 0" {
@@ -253,4 +247,36 @@ corrupt_first_item() {
   assert_status 0
   [ "${#lines[@]}" -eq 4 ]
   assert_no_arena_left
+}
+
+@test "h2d-check run report: pinned_bytes and shm_bytes equal the registered mapping" {
+  require_gpu
+  run bash -c 'set -o pipefail; arena-produce --pin --size 8MiB --items 8 \
+               | h2d-check --report run --require-pin'
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column pinned_bytes)" -eq "$MAPPING" ]
+  [ "$(printf '%s\n' "$output" | column shm_bytes)" -eq "$MAPPING" ]
+  [ "$(printf '%s\n' "$output" | column pinned)" = 1 ]
+  [ "$(printf '%s\n' "$output" | column arm)" = pool-pinned ]
+  run bash -c 'set -o pipefail; arena-produce --size 8MiB --items 8 | h2d-check --report run'
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column pinned_bytes)" = 0 ]
+  assert_no_arena_left
+}
+
+@test "h2d-check as nobody with 8 MiB RLIMIT_MEMLOCK: receipts say what cudaHostRegister achieved" {
+  require_gpu
+  unprivileged 'arena-produce --pin --size 8MiB --items 4 | h2d-check --report run 2>&1'
+  assert_status 0
+  if [[ "${lines[0]}" == h2d-check:* ]]; then
+    # Refused: one message naming the limit, and a pageable run.
+    [[ "${lines[0]}" =~ ^h2d-check:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]+\':\ cannot\ page-lock\ $MAPPING\ bytes:\ cudaHostRegister:\ .*\ \(RLIMIT_MEMLOCK\ is\ 8388608\ bytes\;\ raise\ it\ with\ \'ulimit\ -l\'\)\;\ reading\ it\ pageable$ ]]
+    report=$(printf '%s\n' "${lines[@]:1}")
+    [ "$(printf '%s\n' "$report" | column pinned_bytes)" = 0 ]
+    [ "$(printf '%s\n' "$report" | column arm)" = pool-pageable ]
+  else
+    # The driver locked it regardless of the limit: then it says so.
+    [ "$(printf '%s\n' "$output" | column pinned_bytes)" -eq "$MAPPING" ]
+    [ "$(printf '%s\n' "$output" | column arm)" = pool-pinned ]
+  fi
 }

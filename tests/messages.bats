@@ -4,7 +4,7 @@
 # as input, system refusals, exact mismatch values.
 
 load test-helper
-load corruptions
+load checks
 
 setup() {
   common_setup

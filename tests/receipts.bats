@@ -3,6 +3,7 @@
 # kernel says on known runs, and pinning reported as achieved.
 
 load test-helper
+load checks
 
 setup() {
   common_setup
@@ -12,15 +13,6 @@ teardown() {
   assert_no_arena_left
   common_teardown
 }
-
-# Print column NAME of every data row of the CSV on stdin.
-column() {
-  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
-                        { print $c }'
-}
-
-# A 4-slot pool of 8 MiB items: one 4 KiB header page and four slots.
-MAPPING=$((4096 + 4 * 8388608))
 
 @test "run report: shm_bytes equals the arena's size in /dev/shm as the kernel reports it" {
   arena-produce --size 8MiB --items 4 --timeout 30 > "$TMP/rows.csv" &
@@ -87,18 +79,6 @@ MAPPING=$((4096 + 4 * 8388608))
   assert_status 0
   assert_output "arm,backend,pinned
 pool-pinned,pool,1"
-}
-
-# unprivileged COMMAND: COMMAND as nobody with an ordinary user's 8 MiB
-# RLIMIT_MEMLOCK; skips visibly when that cannot be arranged.
-unprivileged() {
-  [ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
-  command -v setpriv > /dev/null && command -v prlimit > /dev/null \
-    || skip "setpriv or prlimit missing"
-  setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$(command -v arena-consume)" \
-    || skip "nobody cannot run $(command -v arena-consume)"
-  run setpriv --reuid=nobody --regid=nogroup --clear-groups prlimit --memlock=8388608 \
-    env PATH="$PATH" bash -c "$1"
 }
 
 @test "pinning refused (nobody, 8 MiB RLIMIT_MEMLOCK): pinned_bytes 0, pageable, the message names the limit" {

@@ -1,5 +1,28 @@
-# Shared by messages.bats (arena-consume) and h2d-check.bats (on the GPU):
-# corrupt one element of an item and check the mismatch message.
+# Checks shared by messages.bats, receipts.bats and h2d-check.bats, for
+# arena-consume and for h2d-check on the GPU.
+
+# Print column NAME of every data row of the CSV on stdin.
+column() {
+  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+                        { print $c }'
+}
+
+# A 4-slot pool of 8 MiB items: one 4 KiB header page and four slots.
+MAPPING=$((4096 + 4 * 8388608))
+
+# unprivileged COMMAND: run COMMAND (bash) as nobody with an ordinary
+# user's 8 MiB RLIMIT_MEMLOCK; skips visibly when that cannot be arranged.
+unprivileged() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
+  command -v setpriv > /dev/null && command -v prlimit > /dev/null \
+    || skip "setpriv or prlimit missing"
+  setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$(command -v arena-produce)" \
+    || skip "nobody cannot run $(command -v arena-produce)"
+  run setpriv --reuid=nobody --regid=nogroup --clear-groups prlimit --memlock=8388608 \
+    env PATH="$PATH" bash -c "$1"
+}
+
+# Mismatches: corrupt one element of an item and check the message.
 
 # One corruption per line: dtype, --size, element index, bytes written
 # there (printf escapes, little-endian), and the message's values.  A low
