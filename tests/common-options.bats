@@ -67,6 +67,22 @@ check_dev_full() {
   done
 }
 
+# Descriptors 0-2 closed at start are opened on /dev/null before anything
+# else: a closed stdout is a write error, and the others change nothing.
+check_closed_fds() {
+  local prog=$1
+  run bash -c "'$prog' --version >&- < /dev/null"
+  assert_status 74 || return 1
+  assert_output "$prog: write error: Bad file descriptor" || return 1
+  run bash -c "'$prog' --version <&- 2>&- | head -n 1"
+  assert_status 0 || return 1
+  assert_output "$prog (arenabench) $ARENABENCH_VERSION" || return 1
+  run bash -c "'$prog' --no-such-option <&- >&-"
+  assert_status 64 || return 1
+  assert_output "$prog: unrecognized option '--no-such-option'
+Try '$prog --help' for more information."
+}
+
 @test "--help: exit 0, usage on stdout" {
   for_each_command check_help
 }
@@ -83,4 +99,9 @@ check_dev_full() {
 @test "stdout is /dev/full: exit 74 with a write error" {
   [ -w /dev/full ] || skip "no /dev/full on this system"
   for_each_command check_dev_full
+}
+
+@test "descriptors 0-2 closed: stdout closed is a write error (74), the rest work" {
+  [ -n "$ARENABENCH_VERSION" ] || skip "run through 'make check' (ARENABENCH_VERSION unset)"
+  for_each_command check_closed_fds
 }
