@@ -46,8 +46,12 @@ struct consumer
   uint64_t measured_items, measured_bytes;
   uint64_t window_start_ns, window_end_ns, cpu_start_ns, cpu_end_ns;
   uint64_t mismatched_items, mismatches;
-  /* Memory at the start, for the run report.  */
+  /* For the run report, counted as arenas are attached so that nothing
+     depends on an arena still being held at the end.  */
+  struct run_config first_config;
   uint64_t pss_before, shm_avail_before;
+  uint64_t pin_ns, pinned_bytes, shm_bytes;
+  bool all_pinned;
   bool pin_warned;
 };
 
@@ -297,6 +301,24 @@ pin_refused (struct consumer *c, const struct source *s, const char *why)
   c->pin_warned = true;
 }
 
+/* What a run report says of the memory of the arenas seen: page-locked as
+   achieved, and held in /dev/shm.  */
+static void
+count_source (struct consumer *c, const struct source *s)
+{
+  if (c->nsources == 1)
+    {
+      c->first_config = s->config;
+      c->all_pinned = true;
+    }
+  c->pin_ns += s->pin_ns;
+  c->all_pinned &= s->pinned;
+  if (s->pinned)
+    c->pinned_bytes += s->arena.map_bytes;
+  c->shm_bytes = c->shm_bytes == CSV_NONE || s->shm_bytes == MACHINE_UNKNOWN
+                 ? CSV_NONE : c->shm_bytes + s->shm_bytes;
+}
+
 static struct source *
 find_source (struct consumer *c, const struct handle_row *row, size_t line)
 {
@@ -341,6 +363,7 @@ find_source (struct consumer *c, const struct handle_row *row, size_t line)
       if (!s->pinned)
         pin_refused (c, s, refusal);
     }
+  count_source (c, s);
   return s;
 }
 
@@ -510,23 +533,11 @@ print_run_report (struct consumer *c)
 {
   print_receipt_header (c);
   double seconds = (double) (c->window_end_ns - c->window_start_ns) / 1e9;
-  uint64_t pin_ns = 0, pinned_bytes = 0, shm_bytes = 0;
-  bool all_pinned = true;
-  for (size_t i = 0; i < c->nsources; i++)
-    {
-      const struct source *s = c->sources[i];
-      pin_ns += s->pin_ns;
-      all_pinned &= s->pinned;
-      if (s->pinned)
-        pinned_bytes += s->arena.map_bytes;
-      shm_bytes = shm_bytes == CSV_NONE || s->shm_bytes == MACHINE_UNKNOWN
-                  ? CSV_NONE : shm_bytes + s->shm_bytes;
-    }
-  const struct run_config *config = &c->sources[0]->config;
+  const struct run_config *config = &c->first_config;
   struct consumer_run_receipt r = {
-    .arm = achieved_arm (config, all_pinned),
+    .arm = achieved_arm (config, c->all_pinned),
     .backend = arena_backend_names[config->backend],
-    .pinned = all_pinned,
+    .pinned = c->all_pinned,
     .size_bytes = config->size_bytes,
     .dtype = payload_dtypes[config->dtype].name,
     .kind = payload_kind_names[config->kind],
@@ -538,11 +549,11 @@ print_run_report (struct consumer *c)
     .items_per_s = seconds > 0 ? (double) c->measured_items / seconds : 0,
     .gb_per_s = seconds > 0 ? (double) c->measured_bytes / seconds / 1e9 : 0,
     .cpu_s = (double) (c->cpu_end_ns - c->cpu_start_ns) / 1e9,
-    .pin_ms = pinned_bytes ? (double) pin_ns / 1e6 : NAN,
+    .pin_ms = c->pinned_bytes ? (double) c->pin_ns / 1e6 : NAN,
     .mismatches = c->options->verify ? c->mismatches : CSV_NONE,
     .warmup_epochs = c->options->warmup_epochs,
-    .pinned_bytes = pinned_bytes,
-    .shm_bytes = shm_bytes,
+    .pinned_bytes = c->pinned_bytes,
+    .shm_bytes = c->shm_bytes,
     .shm_avail_before_bytes = c->shm_avail_before,
     .shm_avail_after_bytes = machine_fs_avail_bytes ("/dev/shm"),
     .pss_before_bytes = c->pss_before,
