@@ -122,6 +122,18 @@ Try 'arena-consume --help' for more information."
   [[ "$output" =~ ^arena-consume:\ line\ [0-9]+:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]+\':\ cannot\ open\ arena:\ Too\ many\ open\ files$ ]]
 }
 
+@test "an arena the system will not map: exit 71 with the errno text" {
+  # A 32 MiB arena under a 16 MiB address-space limit, which sanitizers
+  # and valgrind cannot start under.
+  [ -z "${VALGRIND:-}" ] || skip "valgrind needs more address space"
+  ! ldd "$(command -v arena-consume)" 2> /dev/null | grep -q libasan \
+    || skip "AddressSanitizer needs more address space"
+  run bash -c 'arena-produce --size 8MiB --items 4 --timeout 5 2> /dev/null \
+               | (ulimit -v 16384; exec arena-consume > /dev/null)'
+  assert_status 71
+  [[ "$output" =~ ^arena-consume:\ line\ 2:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]+\':\ cannot\ map\ arena:\ Cannot\ allocate\ memory$ ]]
+}
+
 @test "--workers beyond RLIMIT_NOFILE: a clear message before forking, exit 71" {
   run bash -c 'ulimit -n 64; arena-produce --workers 100 --size 4K --items 1'
   assert_status 71

@@ -116,6 +116,63 @@ main (int argc, char **argv)
       "uint UINT64_MAX");
   ok (options_uint ("--workers", "1024", 1, 1024) == 1024, "uint 1024 for --workers");
 
+  /* options_parse_uint: the one decimal parser, also of handle rows.  */
+  static const struct
+  {
+    const char *text;
+    uint64_t max;
+    bool ok;
+    int err;
+    uint64_t want;
+  } uints[] = {
+    { "0", 10, true, 0, 0 },
+    { "10", 10, true, 0, 10 },
+    { "11", 10, false, ERANGE, 0 },
+    { "18446744073709551615", UINT64_MAX, true, 0, UINT64_MAX },
+    { "18446744073709551616", UINT64_MAX, false, ERANGE, 0 },
+    { "", 10, false, EINVAL, 0 },
+    { "+1", 10, false, EINVAL, 0 },
+    { "-1", 10, false, EINVAL, 0 },
+    { " 1", 10, false, EINVAL, 0 },
+    { "1 ", 10, false, EINVAL, 0 },
+    { "1K", 10000, false, EINVAL, 0 },
+    { "0x10", 100, false, EINVAL, 0 },
+  };
+  for (size_t i = 0; i < ARRAY_SIZE (uints); i++)
+    {
+      uint64_t value = 12345;
+      errno = 0;
+      bool parsed = options_parse_uint (uints[i].text, uints[i].max, &value);
+      int err = errno;
+      if (!ok (parsed == uints[i].ok && (parsed ? value == uints[i].want
+                                         : err == uints[i].err && value == 12345),
+               "parse_uint '%s' (max %" PRIu64 ")", uints[i].text, uints[i].max))
+        printf ("#   parsed %d, errno %d, value %" PRIu64 "\n", parsed, err, value);
+    }
+
+  /* quote and quotef: names as coreutils quotes them.  */
+  static const struct
+  {
+    const char *name, *quoted, *subject;
+  } quotes[] = {
+    { "plain.csv", "'plain.csv'", "plain.csv" },
+    { "/dev/shm/arenabench.1.ab", "'/dev/shm/arenabench.1.ab'", "/dev/shm/arenabench.1.ab" },
+    { "a b", "'a b'", "'a b'" },
+    { "it's", "'it'\\''s'", "'it'\\''s'" },
+    { "a\nb", "'a'$'\\n''b'", "'a'$'\\n''b'" },
+    { "\033[2J", "''$'\\033''[2J'", "''$'\\033''[2J'" },
+    { "t\t\r", "'t'$'\\t\\r'''", "'t'$'\\t\\r'''" },
+    { "caf\303\251", "'caf'$'\\303\\251'''", "'caf'$'\\303\\251'''" },
+    { "", "''", "''" },
+  };
+  for (size_t i = 0; i < ARRAY_SIZE (quotes); i++)
+    {
+      const char *q = quote (quotes[i].name), *f = quotef (quotes[i].name);
+      if (!ok (STREQ (q, quotes[i].quoted) && STREQ (f, quotes[i].subject),
+               "quote of name %zu is %s", i, quotes[i].quoted))
+        printf ("#   quote %s, quotef %s\n", q, f);
+    }
+
   /* options_double.  */
   is_double (options_double ("--timeout", "60", 0.001, 1e6), 60, 0, "double 60");
   is_double (options_double ("--timeout", "0.5", 0.001, 1e6), 0.5, 0, "double 0.5");
