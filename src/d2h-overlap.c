@@ -130,7 +130,7 @@ parse_methods (const char *text, int *methods)
     {
       int m = options_choice ("--methods", items[i], overlap_method_names);
       if (seen[m])
-        die (EXIT_USAGE, 0, "--methods: '%s' given twice", items[i]);
+        die (EXIT_USAGE, 0, "--methods: %s given twice", quote (items[i]));
       seen[m] = true;
       methods[i] = m;
     }
@@ -168,8 +168,8 @@ parse_options (int argc, char **argv, struct config *cfg)
         cfg->matrix_size = (unsigned) options_uint ("--matrix-size", optarg,
                                                     MATRIX_TILE, 16384);
         if (cfg->matrix_size % MATRIX_TILE)
-          die (EXIT_USAGE, 0, "--matrix-size: '%s' is not a multiple of %d",
-               optarg, MATRIX_TILE);
+          die (EXIT_USAGE, 0, "--matrix-size: %s is not a multiple of %d",
+               quote (optarg), MATRIX_TILE);
         break;
       case OPT_COMPUTE_MS:
         cfg->compute_ms = options_double ("--compute-ms", optarg, 0.01, 60000);
