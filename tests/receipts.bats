@@ -81,6 +81,35 @@ teardown() {
 pool-pinned,pool,1"
 }
 
+@test "pinned_bytes is what the kernel counts as locked (VmLck) while the consumer holds the arena" {
+  if [ "$(id -u)" -ne 0 ] && [ "$(ulimit -l)" != unlimited ]; then
+    skip "mlock of 32 MiB may exceed RLIMIT_MEMLOCK ($(ulimit -l) KiB)"
+  fi
+  arena-produce --pin --size 8MiB --items 4 --timeout 30 > "$TMP/rows.csv" &
+  producer=$!
+  for _ in $(seq 200); do
+    [ "$(wc -l < "$TMP/rows.csv")" -ge 5 ] && break
+    sleep 0.05
+  done
+  mkfifo "$TMP/fifo"
+  arena-consume --report run < "$TMP/fifo" > "$TMP/report.csv" &
+  consumer=$!
+  exec 5> "$TMP/fifo"
+  cat "$TMP/rows.csv" >&5
+  # The input stays open: the consumer holds its arena, locked, until EOF.
+  locked=0
+  for _ in $(seq 200); do
+    locked=$(awk '/^VmLck:/ { print $2 * 1024 }' "/proc/$consumer/status")
+    [ "$locked" -gt 0 ] && break
+    sleep 0.05
+  done
+  exec 5>&-
+  wait "$consumer"
+  wait "$producer"
+  [ "$locked" -eq "$MAPPING" ]
+  [ "$(column pinned_bytes < "$TMP/report.csv")" -eq "$locked" ]
+}
+
 @test "pinning refused (nobody, 8 MiB RLIMIT_MEMLOCK): pinned_bytes 0, pageable, the message names the limit" {
   unprivileged 'arena-produce --pin --size 8MiB --items 4 | arena-consume --report run'
   assert_status 0
