@@ -1,6 +1,7 @@
 /* handle-row.c -- writing and parsing handle rows. */
 #include "system.h"
 #include "handle-row.h"
+#include "die.h"
 #include "options.h"
 
 #include <inttypes.h>
@@ -112,8 +113,8 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
     }
 #define FIELD(c) (record->fields[columns->index[c]])
 #define BAD(c, what) \
-  do { snprintf (why, why_size, "column '%s': '%s' %s", handle_column_names[c], \
-                 FIELD (c), what); return false; } while (0)
+  do { snprintf (why, why_size, "column '%s': %s %s", handle_column_names[c], \
+                 quote (FIELD (c)), what); return false; } while (0)
 #define NUMBER(c, max, dest) \
   do { \
       uint64_t v_; \

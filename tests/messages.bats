@@ -139,3 +139,11 @@ Try 'arena-consume --help' for more information."
   assert_status 71
   [[ "$output" =~ ^arena-produce:\ --workers\ 100\ needs\ 100\ more\ open\ files,\ but\ [0-9]+\ are\ open\ and\ RLIMIT_NOFILE\ is\ 64\ \(raise\ it\ with\ \'ulimit\ -n\'\)$ ]]
 }
+
+@test "a handle row's field with a newline or escape bytes is quoted in the message" {
+  printf 'arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns\n/arenabench.1.dead,pool,0,4096,"40\n9\033[2J6",1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000\n' \
+    > "$TMP/rows.csv"
+  run arena-consume < "$TMP/rows.csv"
+  assert_status 65
+  assert_output "arena-consume: line 2: column 'bytes': '40'\$'\\n''9'\$'\\033''[2J6' is not a number in range"
+}
