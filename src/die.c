@@ -108,64 +108,79 @@ xstrdup (const char *text)
   return memcpy (xmalloc (n), text, n);
 }
 
-/* Append LEN bytes of TEXT to the growing buffer *BUF.  */
-static void
-quote_append (char **buf, size_t *used, size_t *size, const char *text, size_t len)
+/* A quoted name longer than a message line is cut: the line is anyway.  */
+#define QUOTE_MAX 1024
+
+struct quoted
 {
-  if (*used + len + 1 > *size)
+  char text[QUOTE_MAX];
+  size_t used;
+  bool cut;
+};
+
+static void
+quote_append (struct quoted *q, const char *text, size_t len)
+{
+  /* Room for "...'" and the NUL, so a cut name still shows it was cut.  */
+  if (q->cut || q->used + len + 5 > sizeof q->text)
     {
-      while (*used + len + 1 > *size)
-        *size = *size ? 2 * *size : 64;
-      *buf = xrealloc (*buf, *size);
+      q->cut = true;
+      return;
     }
-  memcpy (*buf + *used, text, len);
-  *used += len;
-  (*buf)[*used] = '\0';
+  memcpy (q->text + q->used, text, len);
+  q->used += len;
 }
 
 const char *
 quote (const char *name)
 {
-  static char *slots[QUOTE_SLOTS];
-  static size_t sizes[QUOTE_SLOTS];
+  /* Static, not malloc'd: die() may quote a name when memory has run out. */
+  static struct quoted slots[QUOTE_SLOTS];
   static unsigned next;
-  unsigned i = next++ % QUOTE_SLOTS;
-  char **buf = &slots[i];
-  size_t *size = &sizes[i], used = 0;
+  struct quoted *q = &slots[next++ % QUOTE_SLOTS];
+  q->used = 0;
+  q->cut = false;
 
-  quote_append (buf, &used, size, "'", 1);
+  quote_append (q, "'", 1);
   bool escaping = false;
-  for (const unsigned char *p = (const unsigned char *) name; *p; p++)
+  for (const unsigned char *p = (const unsigned char *) name; *p && !q->cut; p++)
     {
       bool plain = *p >= 0x20 && *p < 0x7f;
       if (plain && escaping)
         {
-          quote_append (buf, &used, size, "''", 2);     /* end $'...', open '...' */
+          quote_append (q, "''", 2);            /* end $'...', open '...' */
           escaping = false;
         }
       if (!plain && !escaping)
         {
-          quote_append (buf, &used, size, "'$'", 3);    /* end '...', open $'...' */
+          quote_append (q, "'$'", 3);           /* end '...', open $'...' */
           escaping = true;
         }
       if (*p == '\'')
-        quote_append (buf, &used, size, "'\\''", 4);
+        quote_append (q, "'\\''", 4);
       else if (plain)
-        quote_append (buf, &used, size, (const char *) p, 1);
+        quote_append (q, (const char *) p, 1);
       else
         {
           static const char letters[] = "\a\b\t\n\v\f\r";
-          const char *l = *p ? strchr (letters, *p) : NULL;
+          const char *l = strchr (letters, *p);
           char esc[8];
           if (l)
             snprintf (esc, sizeof esc, "\\%c", "abtnvfr"[l - letters]);
           else
             snprintf (esc, sizeof esc, "\\%03o", *p);
-          quote_append (buf, &used, size, esc, strlen (esc));
+          quote_append (q, esc, strlen (esc));
         }
     }
-  quote_append (buf, &used, size, "'", 1);
-  return *buf;
+  if (q->cut)
+    {
+      memcpy (q->text + q->used, "...", 3);
+      q->used += 3;
+    }
+  else
+    q->text[q->used++] = '\'';
+  q->text[q->used] = '\0';
+  return q->text;
 }
 
 const char *

@@ -173,6 +173,15 @@ main (int argc, char **argv)
         printf ("#   quote %s, quotef %s\n", q, f);
     }
 
+  /* A name longer than a message line is cut, and says so.  */
+  char long_name[3000];
+  memset (long_name, 'a', sizeof long_name - 1);
+  long_name[sizeof long_name - 1] = '\0';
+  const char *cut = quote (long_name);
+  size_t cut_len = strlen (cut);
+  ok (cut_len < 1024 && cut[0] == '\'' && STREQ (cut + cut_len - 3, "..."),
+      "a 2999-byte name is cut to %zu bytes ending in '...'", cut_len);
+
   /* options_double.  */
   is_double (options_double ("--timeout", "60", 0.001, 1e6), 60, 0, "double 60");
   is_double (options_double ("--timeout", "0.5", 0.001, 1e6), 0.5, 0, "double 0.5");
