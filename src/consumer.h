@@ -121,7 +121,7 @@ enum
                         and the measured window (default 0)\n\
   --report items|run    a receipt per item (default), or one row per run\n\
   --require-pin         fail (71) when an arena marked for pinning cannot be\n\
-                        page-locked, instead of reading it pageable\n"
+                        page-locked, instead of using it pageable\n"
 
 /* Defaults: verify, no warm-up, a receipt per item.  */
 void consumer_options_init (struct consumer_options *options);
