@@ -24,7 +24,7 @@ struct source
   struct run_config config;
   uint64_t items;
   uint64_t pin_ns;
-  bool pinned;              /* page-locked as asked: achieved, not asked */
+  bool pinned;              /* page-locked: as achieved, not as asked */
   uint64_t shm_bytes;       /* what the object holds in /dev/shm */
 };
 

@@ -205,26 +205,3 @@ run_config_arm (const struct run_config *config)
   };
   return arms[config->backend][config->pinned];
 }
-
-void
-run_config_header (struct csv_line *line)
-{
-  static const char *const names[] = {
-    "arm", "backend", "pinned", "size_bytes", "dtype", "kind", "workers", "slots",
-  };
-  for (size_t i = 0; i < ARRAY_SIZE (names); i++)
-    csv_line_str (line, names[i]);
-}
-
-void
-run_config_format (struct csv_line *line, const struct run_config *config)
-{
-  csv_line_str (line, run_config_arm (config));
-  csv_line_str (line, arena_backend_names[config->backend]);
-  csv_line_u64 (line, config->pinned);
-  csv_line_u64 (line, config->size_bytes);
-  csv_line_str (line, payload_dtypes[config->dtype].name);
-  csv_line_str (line, payload_kind_names[config->kind]);
-  csv_line_u64 (line, config->workers);
-  csv_line_u64 (line, config->slots);
-}

@@ -69,9 +69,5 @@ bool handle_row_parse (struct handle_row *row, const struct handle_columns *colu
 /* "pool-pinned", "ring-pageable": the arm a configuration belongs to.  */
 const char *run_config_arm (const struct run_config *config);
 
-/* Receipt columns that repeat the configuration: backend,pinned,size_bytes,
-   dtype,kind,workers,slots,arm.  */
-void run_config_header (struct csv_line *line);
-void run_config_format (struct csv_line *line, const struct run_config *config);
 
 #endif
