@@ -69,5 +69,4 @@ bool handle_row_parse (struct handle_row *row, const struct handle_columns *colu
 /* "pool-pinned", "ring-pageable": the arm a configuration belongs to.  */
 const char *run_config_arm (const struct run_config *config);
 
-
 #endif
