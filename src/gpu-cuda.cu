@@ -179,6 +179,20 @@ gpu_describe (int device, struct gpu_info *info)
   cudaGetLastError ();
 }
 
+/* Registered shared memory is page-locked as a pinned arena is, in pieces
+   of at most 1 GiB (H2D_REGISTER_CHUNK), each a whole number of buffers. */
+static size_t
+registered_per_chunk (size_t bytes)
+{
+  return std::max<size_t> (1, ((size_t) 1 << 30) / bytes);
+}
+
+static size_t
+registered_chunk (size_t bytes, size_t left)
+{
+  return std::min (registered_per_chunk (bytes), left) * bytes;
+}
+
 /* COUNT host buffers of BYTES of kind MEMORY, every page touched.  */
 static std::vector<unsigned char *>
 host_buffers (enum gpu_host_memory memory, size_t bytes, size_t count)
@@ -196,6 +210,7 @@ host_buffers (enum gpu_host_memory memory, size_t bytes, size_t count)
         buffers[i] = static_cast<unsigned char *> (xmalloc (bytes));
       break;
     case GPU_HOST_PAGEABLE_SHM:
+    case GPU_HOST_REGISTERED_SHM:
       {
         /* One memfd mapping: no name is left in /dev/shm whatever happens. */
         int fd = memfd_create ("arenabench-raw-copy", MFD_CLOEXEC);
@@ -218,6 +233,28 @@ host_buffers (enum gpu_host_memory memory, size_t bytes, size_t count)
   return buffers;
 }
 
+/* Page-lock registered shared memory's buffers; on failure undo, warn and
+   return false.  */
+static bool
+register_buffers (std::vector<unsigned char *> &buffers, size_t bytes)
+{
+  for (size_t i = 0; i < buffers.size (); i += registered_per_chunk (bytes))
+    {
+      cudaError_t err = cudaHostRegister (buffers[i], registered_chunk (bytes, buffers.size () - i),
+                                          cudaHostRegisterDefault);
+      if (err != cudaSuccess)
+        {
+          cudaGetLastError ();
+          warn (0, "raw copy from registered shared memory: cudaHostRegister: %s",
+                cudaGetErrorString (err));
+          for (size_t j = 0; j < i; j += registered_per_chunk (bytes))
+            GPU_CHECK (cudaHostUnregister (buffers[j]));
+          return false;
+        }
+    }
+  return true;
+}
+
 static void
 free_host_buffers (enum gpu_host_memory memory, std::vector<unsigned char *> &buffers,
                    size_t bytes)
@@ -227,7 +264,10 @@ free_host_buffers (enum gpu_host_memory memory, std::vector<unsigned char *> &bu
       GPU_CHECK (cudaFreeHost (b));
     else if (memory == GPU_HOST_PAGEABLE)
       free (b);
-  if (memory == GPU_HOST_PAGEABLE_SHM)
+  if (memory == GPU_HOST_REGISTERED_SHM)
+    for (size_t i = 0; i < buffers.size (); i += registered_per_chunk (bytes))
+      GPU_CHECK (cudaHostUnregister (buffers[i]));
+  if (memory == GPU_HOST_PAGEABLE_SHM || memory == GPU_HOST_REGISTERED_SHM)
     munmap (buffers[0], bytes * buffers.size ());
 }
 
@@ -277,6 +317,11 @@ gpu_raw_copy_gbps (enum gpu_copy_direction direction, enum gpu_host_memory memor
 
   size_t count = std::max<size_t> (1, (GPU_COLD_BYTES + bytes - 1) / bytes);
   std::vector<unsigned char *> host = host_buffers (memory, bytes, count);
+  if (memory == GPU_HOST_REGISTERED_SHM && !register_buffers (host, bytes))
+    {
+      free_host_buffers (GPU_HOST_PAGEABLE_SHM, host, bytes);
+      return 0;
+    }
   void *device_buf;
   GPU_CHECK (cudaMalloc (&device_buf, bytes));
   GPU_CHECK (cudaMemset (device_buf, 0x5a, bytes));
@@ -297,7 +342,7 @@ gpu_raw_copy_gbps (enum gpu_copy_direction direction, enum gpu_host_memory memor
   /* A pageable copy may block the host until its staged bytes have gone,
      which a held stream would never let happen: those loops are queued
      without the spin kernel.  */
-  bool hold = memory == GPU_HOST_PINNED;
+  bool hold = memory == GPU_HOST_PINNED || memory == GPU_HOST_REGISTERED_SHM;
   unsigned loop = raw_loop_copies (bytes);
   std::vector<double> gbps;
   const unsigned warmup = 1;

@@ -72,12 +72,15 @@ enum gpu_copy_direction
 };
 
 /* The host side of a raw copy: page-locked (cudaHostAlloc), pageable
-   (malloc), or pageable shared memory (memfd: tmpfs pages, as arenas are). */
+   (malloc), pageable shared memory (memfd: tmpfs pages, as arenas are),
+   or that shared memory page-locked with cudaHostRegister, as a pinned
+   arena is.  */
 enum gpu_host_memory
 {
   GPU_HOST_PINNED,
   GPU_HOST_PAGEABLE,
-  GPU_HOST_PAGEABLE_SHM
+  GPU_HOST_PAGEABLE_SHM,
+  GPU_HOST_REGISTERED_SHM
 };
 
 /* Host bytes a raw measurement cycles through: more than any CPU cache,
