@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "csv-writer.h"
 #include "die.h"
+#include "fill-pace.h"
 #include "handle-row.h"
 #include "machine.h"
 #include "options.h"
@@ -20,6 +21,7 @@ enum
 {
   OPT_BACKEND = OPTION_FIRST_PRIVATE, OPT_SIZE, OPT_ITEMS, OPT_EPOCHS, OPT_WORKERS,
   OPT_SLOTS, OPT_DTYPE, OPT_KIND, OPT_PIN, OPT_TIMEOUT, OPT_FILL,
+  OPT_FILL_RATE, OPT_FILL_CHUNK, OPT_CPU_LIST,
 };
 
 static const struct option long_options[] = {
@@ -34,6 +36,9 @@ static const struct option long_options[] = {
   { "pin", no_argument, NULL, OPT_PIN },
   { "timeout", required_argument, NULL, OPT_TIMEOUT },
   { "fill", required_argument, NULL, OPT_FILL },
+  { "fill-rate", required_argument, NULL, OPT_FILL_RATE },
+  { "fill-chunk", required_argument, NULL, OPT_FILL_CHUNK },
+  { "cpu-list", required_argument, NULL, OPT_CPU_LIST },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -56,6 +61,10 @@ shared-memory arenas and print one CSV handle row per item on stdout.\n\
   --kind tensor|nested  one leaf, or three leaves (default tensor)\n\
   --pin                 mark arenas for page-locking by the consumer\n\
   --timeout SECONDS     longest wait for the consumer to free space (default 60)\n\
+  --fill-rate RATE      bytes per second each worker writes at most, e.g. 2GB\n\
+                        (default 0: no limit)\n\
+  --fill-chunk SIZE     bytes written between two looks at the rate (default 256K)\n\
+  --cpu-list LIST       bind worker W to the W-th CPU of LIST, e.g. 0-3,8\n\
       --help            display this help and exit\n\
       --version         output version information and exit\n\
 \n\
@@ -73,6 +82,9 @@ struct produce_config
   uint64_t timeout_ns;
   double timeout_s;
   enum payload_store store;
+  uint64_t fill_rate, fill_chunk;
+  int *cpus;
+  size_t ncpus;
 };
 
 /* Arenas and worker pids, for the signal handlers and die().  */
@@ -142,6 +154,11 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
   snprintf (row.arena, sizeof row.arena, "%s", arena->name);
   payload_layout_init (&row.layout, cfg->run.size_bytes, cfg->run.dtype, cfg->run.kind);
   struct csv_line line = { 0 };
+  struct fill_pace pace;
+  fill_pace_init (&pace, cfg->fill_rate, cfg->fill_chunk);
+  int cpu = cfg->ncpus ? cfg->cpus[worker % cfg->ncpus] : -1;
+  if (cpu >= 0 && (errno = fill_pace_bind (cpu)))
+    die (EXIT_OSERR, errno, "worker %" PRIu32 ": cannot bind to CPU %d", worker, cpu);
 
   for (uint32_t epoch = 0; epoch < cfg->epochs; epoch++)
     for (uint64_t index = 0; index < cfg->run.items; index++)
@@ -153,8 +170,8 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
         if (st != ARENA_OK)
           worker_failed (worker, st, cfg, "waiting for space");
         uint64_t start = clock_now_ns ();
-        payload_fill_store (&row.layout, row.sequence, arena->base + row.handle.offset,
-                            cfg->store);
+        fill_pace_fill (&pace, &row.layout, row.sequence, arena->base + row.handle.offset,
+                        cfg->store);
         row.gen_ns = clock_now_ns () - start;
         arena_publish (arena, &row.handle);
         handle_row_format (&line, &row);
@@ -277,6 +294,16 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
         break;
       case OPT_FILL:
         cfg->store = options_choice ("--fill", optarg, payload_store_names);
+        break;
+      case OPT_FILL_RATE:
+        cfg->fill_rate = fill_pace_parse_rate ("--fill-rate", optarg);
+        break;
+      case OPT_FILL_CHUNK:
+        cfg->fill_chunk = fill_pace_parse_chunk ("--fill-chunk", optarg);
+        break;
+      case OPT_CPU_LIST:
+        free (cfg->cpus);
+        cfg->ncpus = fill_pace_parse_cpus ("--cpu-list", optarg, &cfg->cpus);
         break;
       default:
         options_common (c, usage);

@@ -179,6 +179,20 @@ gpu_describe (int device, struct gpu_info *info)
   cudaGetLastError ();
 }
 
+/* Registered shared memory is page-locked as a pinned arena is, in pieces
+   of at most 1 GiB (H2D_REGISTER_CHUNK), each a whole number of buffers. */
+static size_t
+registered_per_chunk (size_t bytes)
+{
+  return std::max<size_t> (1, ((size_t) 1 << 30) / bytes);
+}
+
+static size_t
+registered_chunk (size_t bytes, size_t left)
+{
+  return std::min (registered_per_chunk (bytes), left) * bytes;
+}
+
 /* COUNT host buffers of BYTES of kind MEMORY, every page touched.  */
 static std::vector<unsigned char *>
 host_buffers (enum gpu_host_memory memory, size_t bytes, size_t count)
@@ -196,6 +210,7 @@ host_buffers (enum gpu_host_memory memory, size_t bytes, size_t count)
         buffers[i] = static_cast<unsigned char *> (xmalloc (bytes));
       break;
     case GPU_HOST_PAGEABLE_SHM:
+    case GPU_HOST_REGISTERED_SHM:
       {
         /* One memfd mapping: no name is left in /dev/shm whatever happens. */
         int fd = memfd_create ("arenabench-raw-copy", MFD_CLOEXEC);
@@ -218,6 +233,28 @@ host_buffers (enum gpu_host_memory memory, size_t bytes, size_t count)
   return buffers;
 }
 
+/* Page-lock registered shared memory's buffers; on failure undo, warn and
+   return false.  */
+static bool
+register_buffers (std::vector<unsigned char *> &buffers, size_t bytes)
+{
+  for (size_t i = 0; i < buffers.size (); i += registered_per_chunk (bytes))
+    {
+      cudaError_t err = cudaHostRegister (buffers[i], registered_chunk (bytes, buffers.size () - i),
+                                          cudaHostRegisterDefault);
+      if (err != cudaSuccess)
+        {
+          cudaGetLastError ();
+          warn (0, "raw copy from registered shared memory: cudaHostRegister: %s",
+                cudaGetErrorString (err));
+          for (size_t j = 0; j < i; j += registered_per_chunk (bytes))
+            GPU_CHECK (cudaHostUnregister (buffers[j]));
+          return false;
+        }
+    }
+  return true;
+}
+
 static void
 free_host_buffers (enum gpu_host_memory memory, std::vector<unsigned char *> &buffers,
                    size_t bytes)
@@ -227,8 +264,48 @@ free_host_buffers (enum gpu_host_memory memory, std::vector<unsigned char *> &bu
       GPU_CHECK (cudaFreeHost (b));
     else if (memory == GPU_HOST_PAGEABLE)
       free (b);
-  if (memory == GPU_HOST_PAGEABLE_SHM)
+  if (memory == GPU_HOST_REGISTERED_SHM)
+    for (size_t i = 0; i < buffers.size (); i += registered_per_chunk (bytes))
+      GPU_CHECK (cudaHostUnregister (buffers[i]));
+  if (memory == GPU_HOST_PAGEABLE_SHM || memory == GPU_HOST_REGISTERED_SHM)
     munmap (buffers[0], bytes * buffers.size ());
+}
+
+/* Holds a stream until the host has queued a whole loop of copies, as
+   nvbandwidth does, so the loop is timed back to back on the device and
+   not at the pace the host queues it.  FLAG[0] is the host's release;
+   after SPIN_TIMEOUT_NS the kernel gives up and sets FLAG[1], lest a host
+   that never releases it hang the device.  */
+#define SPIN_TIMEOUT_NS 10000000000ULL
+
+
+__device__ static inline unsigned long long
+global_ns (void)
+{
+  unsigned long long t;
+  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void
+spin_kernel (volatile int *flag)
+{
+  unsigned long long start = global_ns ();
+  while (!flag[0])
+    if (global_ns () - start > SPIN_TIMEOUT_NS)
+      {
+        flag[1] = 1;
+        break;
+      }
+}
+
+/* Copies per timed loop: nvbandwidth's loop count, fewer for items so big
+   that 16 would take long.  */
+static unsigned
+raw_loop_copies (size_t bytes)
+{
+  const size_t loop_bytes = (size_t) 1 << 30;
+  return (unsigned) std::max<size_t> (2, std::min<size_t> (16, loop_bytes / bytes));
 }
 
 double
@@ -240,9 +317,19 @@ gpu_raw_copy_gbps (enum gpu_copy_direction direction, enum gpu_host_memory memor
 
   size_t count = std::max<size_t> (1, (GPU_COLD_BYTES + bytes - 1) / bytes);
   std::vector<unsigned char *> host = host_buffers (memory, bytes, count);
+  if (memory == GPU_HOST_REGISTERED_SHM && !register_buffers (host, bytes))
+    {
+      free_host_buffers (GPU_HOST_PAGEABLE_SHM, host, bytes);
+      return 0;
+    }
   void *device_buf;
   GPU_CHECK (cudaMalloc (&device_buf, bytes));
   GPU_CHECK (cudaMemset (device_buf, 0x5a, bytes));
+
+  /* The spin kernel's flags, in mapped page-locked memory.  */
+  int *flag_host = nullptr, *flag_device = nullptr;
+  GPU_CHECK (cudaHostAlloc (&flag_host, 2 * sizeof *flag_host, cudaHostAllocMapped));
+  GPU_CHECK (cudaHostGetDevicePointer (&flag_device, flag_host, 0));
 
   cudaStream_t stream;
   cudaEvent_t start, stop;
@@ -252,25 +339,47 @@ gpu_raw_copy_gbps (enum gpu_copy_direction direction, enum gpu_host_memory memor
 
   bool d2h = direction == GPU_DEVICE_TO_HOST;
   cudaMemcpyKind kind = d2h ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+  /* A pageable copy may block the host until its staged bytes have gone,
+     which a held stream would never let happen: those loops are queued
+     without the spin kernel.  */
+  bool hold = memory == GPU_HOST_PINNED || memory == GPU_HOST_REGISTERED_SHM;
+  unsigned loop = raw_loop_copies (bytes);
   std::vector<double> gbps;
-  const unsigned warmup = 3;
+  const unsigned warmup = 1;
+  size_t next = 0;
   for (unsigned i = 0; i < warmup + repeats; i++)
     {
-      unsigned char *h = host[i % count];
+      volatile int *flag = flag_host;
+      flag[0] = flag[1] = 0;
+      if (hold)
+        {
+          spin_kernel<<<1, 1, 0, stream>>> (flag_device);
+          gpu_check_launch ("spin_kernel");
+        }
       GPU_CHECK (cudaEventRecord (start, stream));
-      GPU_CHECK (cudaMemcpyAsync (d2h ? (void *) h : device_buf, d2h ? device_buf : (void *) h,
-                                  bytes, kind, stream));
+      for (unsigned c = 0; c < loop; c++)
+        {
+          unsigned char *h = host[next++ % count];
+          GPU_CHECK (cudaMemcpyAsync (d2h ? (void *) h : device_buf,
+                                      d2h ? device_buf : (void *) h, bytes, kind, stream));
+        }
       GPU_CHECK (cudaEventRecord (stop, stream));
+      __sync_synchronize ();
+      flag[0] = 1;
       GPU_CHECK (cudaEventSynchronize (stop));
+      if (flag[1])
+        die (EXIT_SOFTWARE, 0, "gpu_raw_copy_gbps: the stream was held past %llu s "
+             "while copies were queued", SPIN_TIMEOUT_NS / 1000000000ULL);
       float ms = 0;
       GPU_CHECK (cudaEventElapsedTime (&ms, start, stop));
       if (i >= warmup && ms > 0)
-        gbps.push_back ((double) bytes / (ms * 1e6));
+        gbps.push_back ((double) bytes * loop / (ms * 1e6));
     }
 
   GPU_CHECK (cudaEventDestroy (start));
   GPU_CHECK (cudaEventDestroy (stop));
   GPU_CHECK (cudaStreamDestroy (stream));
+  GPU_CHECK (cudaFreeHost (flag_host));
   GPU_CHECK (cudaFree (device_buf));
   free_host_buffers (memory, host, bytes);
 

@@ -72,12 +72,15 @@ enum gpu_copy_direction
 };
 
 /* The host side of a raw copy: page-locked (cudaHostAlloc), pageable
-   (malloc), or pageable shared memory (memfd: tmpfs pages, as arenas are). */
+   (malloc), pageable shared memory (memfd: tmpfs pages, as arenas are),
+   or that shared memory page-locked with cudaHostRegister, as a pinned
+   arena is.  */
 enum gpu_host_memory
 {
   GPU_HOST_PINNED,
   GPU_HOST_PAGEABLE,
-  GPU_HOST_PAGEABLE_SHM
+  GPU_HOST_PAGEABLE_SHM,
+  GPU_HOST_REGISTERED_SHM
 };
 
 /* Host bytes a raw measurement cycles through: more than any CPU cache,
@@ -87,10 +90,13 @@ enum gpu_host_memory
 #define GPU_COLD_BYTES ((size_t) 1 << 30)
 
 /* Raw copy bandwidth of the current device in GB/s (10^9 bytes per second):
-   the median of REPEATS event-timed single cudaMemcpyAsync calls of BYTES,
-   after warm-up, between a device buffer and host memory of kind MEMORY,
-   touched first and cycled through GPU_COLD_BYTES.  The physical limit
-   beside which a pipeline's figure is judged.  */
+   the median of REPEATS timed loops, after a warm-up loop, each of up to
+   16 cudaMemcpyAsync calls of BYTES between a device buffer and host
+   memory of kind MEMORY (touched first, cycled through GPU_COLD_BYTES),
+   with one pair of events around the whole loop.  As in nvbandwidth, a
+   pinned loop is queued behind a spin kernel that the host releases once
+   every copy is queued, so the copies run back to back.  The physical
+   limit beside which a pipeline's figure is judged.  */
 double gpu_raw_copy_gbps (enum gpu_copy_direction direction, enum gpu_host_memory memory,
                           size_t bytes, unsigned repeats);
 

@@ -332,9 +332,11 @@ calibrate_rows (const struct gpu_sink *sink, const struct consumer_sink *consume
     { "raw-pinned", GPU_HOST_PINNED },
     { "raw-pageable", GPU_HOST_PAGEABLE },
     { "raw-pageable-shm", GPU_HOST_PAGEABLE_SHM },
+    { "raw-registered-shm", GPU_HOST_REGISTERED_SHM },
   };
   for (size_t i = 0; i < ARRAY_SIZE (raws); i++)
-    put_calibration (sink, consumer_sink, raws[i].arm, raws[i].memory == GPU_HOST_PINNED,
+    put_calibration (sink, consumer_sink, raws[i].arm,
+                     raws[i].memory == GPU_HOST_PINNED || raws[i].memory == GPU_HOST_REGISTERED_SHM,
                      gpu_raw_copy_gbps (GPU_HOST_TO_DEVICE, raws[i].memory, bytes,
                                         CALIBRATE_REPEATS));
 }

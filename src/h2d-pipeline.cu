@@ -161,6 +161,7 @@ struct flight
   cudaEvent_t copy_start, copy_stop, verify_start, verify_stop, verified, retired;
   h2d_item item;
   uint64_t done_ns;                 /* written by a host function */
+  uint64_t submit_ns;               /* for the trace */
 };
 
 struct registration
@@ -184,12 +185,60 @@ struct h2d_pipeline
   uint64_t capacity;
   unsigned head, pending;
   std::vector<registration> registrations;
+  /* $ARENABENCH_H2D_TRACE: one line per retired item, times from ORIGIN. */
+  FILE *trace;
+  cudaEvent_t origin;
+  uint64_t origin_ns, traced;
 };
 
 static void
 create_event (cudaEvent_t *event, bool timed)
 {
   GPU_CHECK (cudaEventCreateWithFlags (event, timed ? cudaEventDefault : cudaEventDisableTiming));
+}
+
+/* Where the time of a run goes, item by item, when $ARENABENCH_H2D_TRACE
+   names a file: host times (submit, retire, done) in ns and device event
+   times (copy and check) in ms, both from one origin taken at open.  */
+static void
+open_trace (h2d_pipeline *pipe)
+{
+  const char *path = getenv ("ARENABENCH_H2D_TRACE");
+  if (!path || !*path)
+    return;
+  pipe->trace = fopen (path, "w");
+  if (!pipe->trace)
+    die (EXIT_IOERR, errno, "%s", path);
+  create_event (&pipe->origin, true);
+  GPU_CHECK (cudaEventRecord (pipe->origin, pipe->copies[0]));
+  GPU_CHECK (cudaEventSynchronize (pipe->origin));
+  pipe->origin_ns = clock_now_ns ();
+  fputs ("item,sequence,bytes,submit_ns,copy_start_ms,copy_stop_ms,verify_start_ms,"
+         "verify_stop_ms,done_ns,retire_ns\n", pipe->trace);
+}
+
+static double
+since_origin_ms (const h2d_pipeline *pipe, cudaEvent_t event)
+{
+  float ms = 0;
+  GPU_CHECK (cudaEventElapsedTime (&ms, pipe->origin, event));
+  return ms;
+}
+
+static void
+trace_item (h2d_pipeline *pipe, const flight &f)
+{
+  long long o = (long long) pipe->origin_ns;
+  fprintf (pipe->trace, "%llu,%llu,%llu,%lld,%.4f,%.4f,", (unsigned long long) pipe->traced++,
+           (unsigned long long) f.item.sequence, (unsigned long long) f.item.layout.bytes,
+           (long long) f.submit_ns - o, since_origin_ms (pipe, f.copy_start),
+           since_origin_ms (pipe, f.copy_stop));
+  if (pipe->verify)
+    fprintf (pipe->trace, "%.4f,%.4f,", since_origin_ms (pipe, f.verify_start),
+             since_origin_ms (pipe, f.verify_stop));
+  else
+    fputs (",,", pipe->trace);
+  fprintf (pipe->trace, "%lld,%lld\n", (long long) f.done_ns - o, (long long) clock_now_ns () - o);
 }
 
 struct h2d_pipeline *
@@ -221,6 +270,7 @@ h2d_pipeline_open (unsigned inflight, bool verify)
       create_event (&f.verified, false);
       create_event (&f.retired, false);
     }
+  open_trace (pipe);
   return pipe;
 }
 
@@ -244,6 +294,12 @@ h2d_pipeline_close (struct h2d_pipeline *pipe)
     GPU_CHECK (cudaStreamDestroy (copy));
   GPU_CHECK (cudaStreamDestroy (pipe->check));
   GPU_CHECK (cudaStreamDestroy (pipe->host));
+  if (pipe->trace)
+    {
+      GPU_CHECK (cudaEventDestroy (pipe->origin));
+      if (fclose (pipe->trace) != 0)
+        die (EXIT_IOERR, errno, "%s", getenv ("ARENABENCH_H2D_TRACE"));
+    }
   delete pipe;
 }
 
@@ -372,6 +428,7 @@ h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item)
   flight &f = pipe->flights[(pipe->head + pipe->pending) % pipe->inflight];
   f.item = *item;
   f.done_ns = 0;
+  f.submit_ns = clock_now_ns ();
   const payload_layout &layout = item->layout;
   size_t itemsize = payload_dtypes[layout.dtype].itemsize;
 
@@ -477,6 +534,8 @@ h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *o
       if (out->check.mismatches)
         describe_mismatch (f, &out->check);
     }
+  if (pipe->trace)
+    trace_item (pipe, f);
   pipe->head = (pipe->head + 1) % pipe->inflight;
   pipe->pending--;
   return true;

@@ -12,6 +12,11 @@
                      verification, stamps the time, marks the item retired
    Copies of later items thus overlap the checks of earlier ones.
 
+   Where the time goes: with $ARENABENCH_H2D_TRACE naming a file, the
+   pipeline writes one CSV line per retired item there (host submit, done
+   and retire times in ns, device copy and check event times in ms, both
+   from one origin taken when the pipeline opened).
+
    Implemented by h2d-pipeline.cu; without CUDA, gpu-none.c supplies every
    function, each dying with EXIT_UNAVAILABLE.  Call gpu_require and
    gpu_select (gpu.h) first.  */

@@ -184,28 +184,44 @@ fill_streaming (unsigned char *dest, const unsigned char *src, uint64_t count, s
 }
 
 void
-payload_fill_store (const struct payload_layout *layout, uint64_t sequence, void *item,
-                    enum payload_store store)
+payload_fill_part (const struct payload_layout *layout, uint64_t sequence, void *item,
+                   uint64_t from, uint64_t to, enum payload_store store)
 {
   const unsigned char *table = period_table (layout->dtype);
   size_t itemsize = payload_dtypes[layout->dtype].itemsize;
   unsigned char *base = item;
+  if (to > layout->bytes)
+    to = layout->bytes;
   uint64_t end = 0;
   bool streamed = false;
-  for (unsigned l = 0; l < layout->nleaves; l++)
+  for (unsigned l = 0; l < layout->nleaves && from < to; l++)
     {
       const struct payload_leaf *leaf = &layout->leaves[l];
-      memset (base + end, 0, leaf->offset - end);
-      unsigned char *dest = base + leaf->offset;
-      const unsigned char *src = table + (size_t) payload_shift (sequence, l) * itemsize;
-      uint64_t bytes = leaf->count * itemsize;
+      uint64_t leaf_end = leaf->offset + leaf->count * itemsize;
+      /* Padding before the leaf, then the part of the leaf in [FROM, TO).
+         Leaves start 64-aligned and FROM is a multiple of 64, so the part
+         starts on an element.  */
+      uint64_t pad_from = end > from ? end : from;
+      uint64_t pad_to = leaf->offset < to ? leaf->offset : to;
+      if (pad_from < pad_to)
+        memset (base + pad_from, 0, pad_to - pad_from);
+      uint64_t a = leaf->offset > from ? leaf->offset : from;
+      uint64_t z = leaf_end < to ? leaf_end : to;
+      end = leaf_end;
+      if (a >= z)
+        continue;
+      uint64_t first = (a - leaf->offset) / itemsize;
+      uint64_t count = (z - a + itemsize - 1) / itemsize;
+      unsigned phase = (unsigned) ((first % PAYLOAD_PERIOD + payload_shift (sequence, l))
+                                   % PAYLOAD_PERIOD);
+      unsigned char *dest = base + a;
+      const unsigned char *src = table + (size_t) phase * itemsize;
       bool stream = store == STORE_STREAMING
-        || (store == STORE_AUTO && bytes >= PAYLOAD_STREAM_MIN_BYTES);
-      if (stream && fill_streaming (dest, src, leaf->count, itemsize))
+        || (store == STORE_AUTO && leaf->count * itemsize >= PAYLOAD_STREAM_MIN_BYTES);
+      if (stream && fill_streaming (dest, src, count, itemsize))
         streamed = true;
       else
-        fill_cached (dest, src, leaf->count, itemsize);
-      end = leaf->offset + bytes;
+        fill_cached (dest, src, count, itemsize);
     }
 #ifdef __SSE2__
   /* Non-temporal stores are weakly ordered: make them visible before the
@@ -213,6 +229,13 @@ payload_fill_store (const struct payload_layout *layout, uint64_t sequence, void
   if (streamed)
     _mm_sfence ();
 #endif
+}
+
+void
+payload_fill_store (const struct payload_layout *layout, uint64_t sequence, void *item,
+                    enum payload_store store)
+{
+  payload_fill_part (layout, sequence, item, 0, layout->bytes, store);
 }
 
 double

@@ -82,6 +82,13 @@ extern const char *const payload_store_names[STORE_COUNT + 1];
 void payload_fill_store (const struct payload_layout *layout, uint64_t sequence, void *item,
                          enum payload_store store);
 
+/* Write bytes [FROM, TO) of item SEQUENCE, as payload_fill_store would:
+   FROM must be a multiple of PAYLOAD_LEAF_ALIGN; TO past layout->bytes
+   means the end.  Filling an item in consecutive parts writes the same
+   bytes as filling it at once.  */
+void payload_fill_part (const struct payload_layout *layout, uint64_t sequence, void *item,
+                        uint64_t from, uint64_t to, enum payload_store store);
+
 static inline void
 payload_fill (const struct payload_layout *layout, uint64_t sequence, void *item)
 {

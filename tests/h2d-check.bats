@@ -210,15 +210,15 @@ corrupt_first_item() {
                | h2d-check --warmup-epochs 1 --calibrate'
   assert_status 0
   [ "${lines[0]}" = "$RUN_HEADER" ]
-  [ "${#lines[@]}" -eq 5 ]
+  [ "${#lines[@]}" -eq 6 ]
   [ "$(printf '%s\n' "$output" | column arm | tr '\n' ' ')" = \
-    'pool-pinned raw-pinned raw-pageable raw-pageable-shm ' ]
-  [ "$(printf '%s\n' "$output" | column pinned | tr '\n' ' ')" = '1 1 0 0 ' ]
+    'pool-pinned raw-pinned raw-pageable raw-pageable-shm raw-registered-shm ' ]
+  [ "$(printf '%s\n' "$output" | column pinned | tr '\n' ' ')" = '1 1 0 0 1 ' ]
   [ "$(printf '%s\n' "$output" | column size_bytes | sort -u)" = 8388608 ]
   # Every row as wide as the header; every rate positive.
   [ "$(printf '%s\n' "$output" | awk -F, '{ print NF }' | sort -u | wc -l)" -eq 1 ]
   [ "$(printf '%s\n' "$output" | column gb_per_s | awk '!($1 > 0)' | wc -l)" -eq 0 ]
-  [ "$(printf '%s\n' "$output" | column items | tr '\n' ' ')" = '8 31 31 31 ' ]
+  [ "$(printf '%s\n' "$output" | column items | tr '\n' ' ')" = '8 31 31 31 31 ' ]
 }
 
 @test "h2d-check on a GPU: empty input is 66, a device it lacks is 69" {
@@ -242,7 +242,7 @@ corrupt_first_item() {
                | h2d-check --warmup-epochs 1 --inflight 4 --calibrate'
   assert_status 0
   [ "$(printf '%s\n' "$output" | column arm | tr '\n' ' ')" = \
-    'pool-pinned raw-pinned raw-pageable raw-pageable-shm ' ]
+    'pool-pinned raw-pinned raw-pageable raw-pageable-shm raw-registered-shm ' ]
   run bash -c 'arena-produce --size 1MiB --items 3 | h2d-check'
   assert_status 0
   [ "${#lines[@]}" -eq 4 ]

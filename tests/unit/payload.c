@@ -217,6 +217,44 @@ test_round_trip (void)
       }
 }
 
+/* Filling an item in consecutive parts of any multiple of 64 bytes (as a
+   paced producer does) writes exactly the bytes of one whole fill.  */
+static void
+test_fill_parts (void)
+{
+  static const uint64_t sizes[] = { 1, 100, 4016 * 4 + 12, 70000, (1 << 20) + 36 };
+  static const uint64_t parts[] = { 64, 192, 4096, 65536 + 64, 1 << 20 };
+  for (int st = 0; st < STORE_COUNT; st++)
+    for (int d = 0; d < DTYPE_COUNT; d++)
+      for (int k = 0; k < KIND_COUNT; k++)
+        {
+          uint64_t differ = 0, runs = 0;
+          for (size_t s = 0; s < ARRAY_SIZE (sizes); s++)
+            for (size_t p = 0; p < ARRAY_SIZE (parts); p++)
+              {
+                struct payload_layout layout;
+                payload_layout_init (&layout, sizes[s], (enum payload_dtype) d,
+                                     (enum payload_kind) k);
+                unsigned char *whole = xmalloc (layout.bytes + 16);
+                unsigned char *pieces = xmalloc (layout.bytes + 16);
+                memset (whole, 0xa5, layout.bytes + 16);
+                memset (pieces, 0x5a, layout.bytes + 16);
+                uint64_t sequence = 1000 + s * 7 + p;
+                payload_fill_store (&layout, sequence, whole, (enum payload_store) st);
+                for (uint64_t from = 0; from < layout.bytes; from += parts[p])
+                  payload_fill_part (&layout, sequence, pieces, from, from + parts[p],
+                                     (enum payload_store) st);
+                differ += memcmp (whole, pieces, layout.bytes) != 0;
+                differ += pieces[layout.bytes] != 0x5a;
+                runs++;
+                free (whole);
+                free (pieces);
+              }
+          ok (differ == 0, "%s %s, %s stores: %" PRIu64 " fills in parts equal whole fills",
+              payload_dtypes[d].name, payload_kind_names[k], payload_store_names[st], runs);
+        }
+}
+
 static void
 test_mismatch_reports (void)
 {
@@ -391,6 +429,7 @@ main (int argc, char **argv)
   test_dtype_values ();
   test_layouts ();
   test_round_trip ();
+  test_fill_parts ();
   test_mismatch_reports ();
   test_npy ();
   tap_plan (tap_count);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# arena-produce's pacing and placement: --fill-rate, --fill-chunk, --cpu-list.
+
+load test-helper
+
+setup() {
+  common_setup
+}
+
+teardown() {
+  assert_no_arena_left
+  common_teardown
+}
+
+# Handle rows of ARGS, without the columns that differ per run (arena, gen_ns).
+rows_of() {
+  set -o pipefail
+  arena-produce "$@" | tee "$TMP/rows.csv" | arena-consume --report run > "$TMP/run.csv"
+  tail -n +2 "$TMP/rows.csv" | cut -d, -f2-17 | sort
+}
+
+@test "paced items in 4 KiB parts are the same items, and every one verifies" {
+  for kind in tensor nested; do
+    for dtype in fp32 fp16 uint8; do
+      args=(--size 1000003 --items 3 --workers 2 --kind $kind --dtype $dtype)
+      run rows_of "${args[@]}"
+      assert_status 0
+      unpaced=$output
+      run rows_of "${args[@]}" --fill-rate 1GB --fill-chunk 4K
+      assert_status 0
+      [ "$output" = "$unpaced" ]
+      run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["items"], $c["mismatches"] }' "$TMP/run.csv"
+      assert_output "6 0"
+    done
+  done
+}
+
+@test "a producer held to 16 MB/s takes at least its bytes' share of time to write them" {
+  # Four items of 16 parts of 64 KiB: within an item each part after the
+  # first waits for 64 KiB / 16 MB/s, so the items' gen_ns add up to at
+  # least 4 * 15 * 4.096 ms.  Load only adds.
+  set -o pipefail
+  arena-produce --size 1MiB --items 4 --slots 4 --fill-rate 16MB --fill-chunk 64K \
+    | tee "$TMP/rows.csv" | arena-consume > /dev/null
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { s += $c["gen_ns"] }
+               END { print (s >= 4 * 15 * 65536 / 16e6 * 1e9) ? "held" : "ran ahead: " s }' "$TMP/rows.csv"
+  assert_output "held"
+}
+
+@test "--cpu-list binds each worker to its CPU" {
+  # Look at the worker while it waits for its item to be released; the
+  # arena's name carries the parent's pid.
+  set -o pipefail
+  run bash -c 'arena-produce --size 4096 --items 1 --cpu-list 0 --timeout 10 | {
+      read -r header; read -r row
+      parent=${row%%,*}; parent=${parent#*arenabench.}; parent=${parent%%.*}
+      for w in $(pgrep -P "$parent"); do
+        sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/$w/status > "'"$TMP"'/cpus"
+      done
+      printf "%s\n%s\n" "$header" "$row" | arena-consume > /dev/null; }'
+  assert_status 0
+  run cat "$TMP/cpus"
+  assert_output "0"
+}
+
+@test "--fill-rate and --fill-chunk refuse bad values" {
+  run arena-produce --fill-rate 999999
+  assert_status 64
+  assert_output "arena-produce: --fill-rate: '999999' is below 1MB (bytes per second; 0 means no limit)"
+  run arena-produce --fill-rate fast
+  assert_status 64
+  assert_output "arena-produce: --fill-rate: invalid size 'fast' (use bytes or a suffix such as 64K, 8MiB, 1G)"
+  run arena-produce --fill-chunk 4100
+  assert_status 64
+  assert_output "arena-produce: --fill-chunk: '4100' is not a multiple of 64 bytes"
+  run arena-produce --fill-chunk 1K
+  assert_status 64
+  assert_output "arena-produce: --fill-chunk: size '1K' out of range [4096, 1073741824] bytes"
+}
+
+@test "--cpu-list refuses malformed lists and CPUs the process may not use" {
+  for list in a 0, 3-1 1-x; do
+    run arena-produce --cpu-list "$list"
+    assert_status 64
+    case $output in *"not a CPU list such as 0-3,8"|*"not a CPU range this system can have") ;; *) false ;; esac
+  done
+  run arena-produce --cpu-list 99999
+  assert_status 64
+  assert_output "arena-produce: --cpu-list: '99999': not a CPU range this system can have"
+  command -v taskset > /dev/null || skip "no taskset"
+  run taskset -c 0 arena-produce --cpu-list 0,1
+  assert_status 64
+  assert_output "arena-produce: --cpu-list: '0,1': CPU 1 is not one this process may use"
+}
