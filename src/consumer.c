@@ -504,7 +504,9 @@ consumer_complete (struct consumer *c, const struct consumer_item *item,
     return;
   c->measured_items++;
   c->measured_bytes += item->row.handle.bytes;
-  c->window_end_ns = clock_now_ns ();
+  uint64_t done = result->done_ns ? result->done_ns : clock_now_ns ();
+  if (done > c->window_end_ns)
+    c->window_end_ns = done;
   c->cpu_end_ns = clock_cpu_ns ();
   if (c->options->report != REPORT_ITEMS)
     return;

@@ -36,6 +36,10 @@ struct consumer_result
 {
   struct payload_check check;   /* zero when not verified */
   uint64_t verify_ns;
+  /* clock_now_ns when the item's work completed (0: now).  A sink that
+     learns of completions late (h2d-check, blocked reading rows) passes
+     the true time so the window ends at the last check, not at EOF.  */
+  uint64_t done_ns;
   const void *extra;            /* sink-specific, for its receipt columns */
 };
 

@@ -111,7 +111,7 @@ overlap_run_block (struct overlap *ov, const int *methods, size_t nmethods,
 #include "h2d-pipeline.h"
 
 struct h2d_pipeline *
-h2d_pipeline_open (unsigned inflight, bool verify)
+h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify)
 {
   no_cuda ();
 }

@@ -21,12 +21,13 @@
 
 enum
 {
-  OPT_DEVICE = CONSUMER_OPT_FIRST_PRIVATE, OPT_INFLIGHT, OPT_CALIBRATE,
+  OPT_DEVICE = CONSUMER_OPT_FIRST_PRIVATE, OPT_INFLIGHT, OPT_COPY_STREAMS, OPT_CALIBRATE,
 };
 
 static const struct option long_options[] = {
   { "device", required_argument, NULL, OPT_DEVICE },
   { "inflight", required_argument, NULL, OPT_INFLIGHT },
+  { "copy-streams", required_argument, NULL, OPT_COPY_STREAMS },
   CONSUMER_LONG_OPTIONS,
   { "calibrate", no_argument, NULL, OPT_CALIBRATE },
   OPTIONS_COMMON_LONG,
@@ -44,7 +45,8 @@ GPU, and print CSV receipts.\n\
 \n\
   --device N            CUDA device (default $LOCAL_RANK, else 0)\n\
   --inflight K          items in flight: copies of later items overlap the\n\
-                        checks of earlier ones (default 2)\n", stdout);
+                        checks of earlier ones (default 2)\n\
+  --copy-streams N      streams the copies take turns on, 1 to 4 (default 2)\n", stdout);
   fputs (CONSUMER_OPTIONS_HELP, stdout);
   fputs ("\
   --calibrate           after the run, add rows with the raw copy bandwidth\n\
@@ -138,7 +140,7 @@ finish (struct gpu_sink *sink, struct consumer *consumer, const struct h2d_outco
       sink->verify_ns += out->verify_ns;
     }
   struct consumer_result result = {
-    .check = out->check, .verify_ns = out->verify_ns, .extra = out,
+    .check = out->check, .verify_ns = out->verify_ns, .done_ns = out->done_ns, .extra = out,
   };
   consumer_complete (consumer, item, &result);
 }
@@ -348,7 +350,7 @@ main (int argc, char **argv)
   struct consumer_options options;
   consumer_options_init (&options);
   struct gpu_sink gpu = { .device = -1 };
-  unsigned inflight = 2;
+  unsigned inflight = 2, copy_streams = H2D_COPY_STREAMS_DEFAULT;
   bool calibrate = false;
   int c;
   while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
@@ -359,6 +361,9 @@ main (int argc, char **argv)
         break;
       case OPT_INFLIGHT:
         inflight = options_uint ("--inflight", optarg, 1, H2D_INFLIGHT_MAX);
+        break;
+      case OPT_COPY_STREAMS:
+        copy_streams = options_uint ("--copy-streams", optarg, 1, H2D_COPY_STREAMS_MAX);
         break;
       case OPT_CALIBRATE:
         calibrate = true;
@@ -384,7 +389,7 @@ main (int argc, char **argv)
   gpu_select (gpu.device);
   gpu_describe (gpu.device, &gpu.gpu);
   machine_describe (&gpu.host);
-  gpu.pipe = h2d_pipeline_open (inflight, gpu.verify);
+  gpu.pipe = h2d_pipeline_open (inflight, copy_streams, gpu.verify);
   gpu.flights = xcalloc (inflight, sizeof *gpu.flights);
 
   const struct consumer_sink sink = {

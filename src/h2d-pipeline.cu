@@ -175,10 +175,9 @@ struct h2d_pipeline
   unsigned inflight;
   bool verify;
   unsigned blocks_max;
-  /* Items alternate between copy streams: two copies in flight keep the
-     link busy across each copy's start-up, as one stream cannot.  */
-  cudaStream_t copies[H2D_COPY_STREAMS];
-  unsigned submitted;
+  /* Items take turns on NCOPIES copy streams (see H2D_COPY_STREAMS_MAX). */
+  cudaStream_t copies[H2D_COPY_STREAMS_MAX];
+  unsigned ncopies, submitted;
   cudaStream_t check, host;
   std::vector<flight> flights;
   check_result *host_results;
@@ -242,17 +241,20 @@ trace_item (h2d_pipeline *pipe, const flight &f)
 }
 
 struct h2d_pipeline *
-h2d_pipeline_open (unsigned inflight, bool verify)
+h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify)
 {
+  if (copy_streams < 1 || copy_streams > H2D_COPY_STREAMS_MAX)
+    die (EXIT_SOFTWARE, 0, "h2d_pipeline_open: %u copy streams", copy_streams);
   h2d_pipeline *pipe = new h2d_pipeline ();
   pipe->inflight = inflight;
+  pipe->ncopies = copy_streams;
   pipe->verify = verify;
   int device = 0, sms = 0;
   GPU_CHECK (cudaGetDevice (&device));
   GPU_CHECK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device));
   pipe->blocks_max = (unsigned) std::max (sms, 1) * 8;
-  for (cudaStream_t &copy : pipe->copies)
-    GPU_CHECK (cudaStreamCreateWithFlags (&copy, cudaStreamNonBlocking));
+  for (unsigned i = 0; i < pipe->ncopies; i++)
+    GPU_CHECK (cudaStreamCreateWithFlags (&pipe->copies[i], cudaStreamNonBlocking));
   GPU_CHECK (cudaStreamCreateWithFlags (&pipe->check, cudaStreamNonBlocking));
   GPU_CHECK (cudaStreamCreateWithFlags (&pipe->host, cudaStreamNonBlocking));
   GPU_CHECK (cudaHostAlloc (&pipe->host_results, inflight * sizeof (check_result),
@@ -290,8 +292,8 @@ h2d_pipeline_close (struct h2d_pipeline *pipe)
   while (!pipe->registrations.empty ())
     h2d_pipeline_unregister (pipe, pipe->registrations.back ().base);
   GPU_CHECK (cudaFreeHost (pipe->host_results));
-  for (cudaStream_t copy : pipe->copies)
-    GPU_CHECK (cudaStreamDestroy (copy));
+  for (unsigned i = 0; i < pipe->ncopies; i++)
+    GPU_CHECK (cudaStreamDestroy (pipe->copies[i]));
   GPU_CHECK (cudaStreamDestroy (pipe->check));
   GPU_CHECK (cudaStreamDestroy (pipe->host));
   if (pipe->trace)
@@ -434,7 +436,7 @@ h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item)
 
   /* The buffer's previous item has retired: nothing on the device still
      reads it, so the copy need not wait for anything.  */
-  cudaStream_t copy = pipe->copies[pipe->submitted++ % H2D_COPY_STREAMS];
+  cudaStream_t copy = pipe->copies[pipe->submitted++ % pipe->ncopies];
   GPU_CHECK (cudaEventRecord (f.copy_start, copy));
   for (unsigned l = 0; l < layout.nleaves; l++)
     copy_piecewise (pipe, copy, f.device + layout.leaves[l].offset, item->host + layout.leaves[l].offset,

@@ -4,7 +4,8 @@
    Work for one item, on three streams of the current device:
      copy stream     event, one cudaMemcpyAsync per leaf (split where the
                      source crosses a registration chunk), event; items
-                     alternate between H2D_COPY_STREAMS copy streams
+                     take turns on the pipeline's copy streams (1 to
+                     H2D_COPY_STREAMS_MAX)
      verify stream   waits for the copy; the check kernel; its result back
      host stream     waits for the copy, then calls the item's RELEASE on
                      a CUDA runtime thread (the slot goes back to the
@@ -37,8 +38,11 @@ extern "C" {
    copy never spans two pieces.  */
 #define H2D_REGISTER_CHUNK (UINT64_C (1) << 30)
 
-/* Copy streams items alternate between.  */
-#define H2D_COPY_STREAMS 2
+/* Copy streams items may take turns on (--copy-streams), and the default:
+   two copies queued on two streams may keep the link busy across each
+   copy's start-up; one stream keeps copies strictly back to back.  */
+#define H2D_COPY_STREAMS_MAX 4
+#define H2D_COPY_STREAMS_DEFAULT 2
 
 /* Most items in flight (--inflight).  */
 #define H2D_INFLIGHT_MAX 64
@@ -68,9 +72,10 @@ struct h2d_outcome
   struct payload_check check;   /* mismatches and the first one */
 };
 
-/* INFLIGHT items at most in flight (1..H2D_INFLIGHT_MAX), checking each
-   unless VERIFY is false.  Device buffers grow with the items.  */
-struct h2d_pipeline *h2d_pipeline_open (unsigned inflight, bool verify);
+/* INFLIGHT items at most in flight (1..H2D_INFLIGHT_MAX), their copies
+   taking turns on COPY_STREAMS streams (1..H2D_COPY_STREAMS_MAX), checking
+   each unless VERIFY is false.  Device buffers grow with the items.  */
+struct h2d_pipeline *h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify);
 
 /* Wait for the device, then free everything (registrations too).  */
 void h2d_pipeline_close (struct h2d_pipeline *pipe);

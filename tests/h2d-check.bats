@@ -53,6 +53,8 @@ not,read" || { echo "args: $args" >&2; return 1; }
 --inflight 0|h2d-check: --inflight: '0' out of range [1, 64]|
 --inflight 65|h2d-check: --inflight: '65' out of range [1, 64]|
 --inflight two|h2d-check: --inflight: invalid number 'two'|
+--copy-streams 0|h2d-check: --copy-streams: '0' out of range [1, 4]|
+--copy-streams 5|h2d-check: --copy-streams: '5' out of range [1, 4]|
 --device -1|h2d-check: --device: invalid number '-1'|
 --device 1024|h2d-check: --device: '1024' out of range [0, 1023]|
 --warmup-epochs x|h2d-check: --warmup-epochs: invalid number 'x'|
@@ -112,23 +114,34 @@ left,for-the-next-reader"
   done
 }
 
-@test "h2d-check checks every dtype and kind, odd sizes, any --inflight" {
+@test "h2d-check checks every dtype and kind, odd sizes, any --inflight and --copy-streams" {
   require_gpu
-  while read -r dtype kind size inflight; do
+  while read -r dtype kind size inflight streams; do
     run bash -c "set -o pipefail; arena-produce --dtype $dtype --kind $kind --size $size \
-                 --items 5 --pin | h2d-check --inflight $inflight --report run"
-    assert_status 0 || { echo "$dtype $kind $size $inflight" >&2; return 1; }
+                 --items 5 --pin | h2d-check --inflight $inflight --copy-streams $streams --report run"
+    assert_status 0 || { echo "$dtype $kind $size $inflight $streams" >&2; return 1; }
     [ "$(printf '%s\n' "$output" | column mismatches)" = 0 ]
     [ "$(printf '%s\n' "$output" | column items)" = 5 ]
     [ "$(printf '%s\n' "$output" | column inflight)" = "$inflight" ]
   done <<'TABLE'
-fp32 tensor 8MiB 2
-fp16 tensor 1000003 1
-uint8 tensor 77 3
-fp32 nested 1000001 2
-fp16 nested 65536 8
-uint8 nested 1 2
+fp32 tensor 8MiB 2 2
+fp16 tensor 1000003 1 1
+uint8 tensor 77 3 1
+fp32 nested 1000001 2 4
+fp16 nested 65536 8 3
+uint8 nested 1 2 2
 TABLE
+  assert_no_arena_left
+}
+
+@test "h2d-check's window ends at the last check, not when its input ends" {
+  require_gpu
+  # The rows all come at once; the pipe stays open 3 s longer.
+  run bash -c "set -o pipefail; { arena-produce --items 4 --pin; sleep 3; } \
+               | h2d-check --report run"
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column items)" = 4 ]
+  awk -v s="$(printf '%s\n' "$output" | column seconds)" 'BEGIN { exit !(s > 0 && s < 2) }'
   assert_no_arena_left
 }
 
