@@ -811,3 +811,25 @@ EOF
   [ "${#lines[@]}" -eq 2 ]
   [[ "${lines[1]}" == serialized_ms/concurrent_ms,6,0,1.475,* ]]
 }
+
+@test "README's d2h-overlap example: the ratio and the timings, not the configuration" {
+  # tests/data/overlap-d2h.csv has d2h-overlap's columns: 2 methods x 2
+  # tensor counts x 4 trials.
+  run sh -c "bench-summarize --by method,num_tensors --ratio serialized_ms/concurrent_ms \
+    --format csv '$DATA/overlap-d2h.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: not summarized, as identifiers or configuration (name them with --value): trial (an integer key), total_bytes (constant within every group), raw_pinned_gbps (constant within every group), compute_iterations (constant within every group), matrix_size (constant within every group), compute_target_ms (constant within every group), seed (constant within every group), compute_capability (constant within every group), driver (constant within every group), cuda (constant within every group), cuda_driver (constant within every group)"
+  run sh -c "bench-summarize --by method,num_tensors --ratio serialized_ms/concurrent_ms \
+    --format csv '$DATA/overlap-d2h.csv' 2> /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i }
+      \$1 == \"event\" && \$2 == 1 { print \$3, \$4, \$(c[\"ci_stat\"]) }'"
+  assert_output "compute_only_ms 4 mean
+transfer_only_ms 4 mean
+serialized_ms 4 mean
+concurrent_ms 4 mean
+speedup 4 mean
+hidden_ms 4 mean
+overlap_efficiency 4 mean
+cpu_launch_skew_ms 4 mean
+transfer_gbps 4 mean
+serialized_ms/concurrent_ms 4 gmean"
+}
