@@ -37,15 +37,13 @@ interval_median_min_n (double confidence)
 }
 
 const char *
-interval_median_order (const double *sorted, size_t n, double confidence,
-                       double *low, double *high, double *coverage)
+interval_median_rank (size_t n, double confidence, size_t *j, double *coverage)
 {
-  *low = *high = *coverage = NAN;
+  *j = 0;
+  *coverage = NAN;
   double alpha = (1 - confidence) / 2;
   if (n == 0 || dist_binomial_half_cdf (0, n) > alpha)
     return "too few values for a distribution-free interval of the median";
-  if (!(sorted[0] < sorted[n - 1]))
-    return "all values equal";
   /* Largest J in [1, (n+1)/2] with P(B <= j-1) <= alpha: the tail rises
      with J, so bisect.  */
   size_t good = 1, bad = (n + 1) / 2 + 1;
@@ -57,9 +55,24 @@ interval_median_order (const double *sorted, size_t n, double confidence,
       else
         bad = mid;
     }
-  *low = sorted[good - 1];
-  *high = sorted[n - good];
+  *j = good;
   *coverage = 1 - 2 * dist_binomial_half_cdf (good - 1, n);
+  return NULL;
+}
+
+const char *
+interval_median_order (const double *sorted, size_t n, double confidence,
+                       double *low, double *high, double *coverage)
+{
+  *low = *high = NAN;
+  size_t j;
+  const char *why = interval_median_rank (n, confidence, &j, coverage);
+  if (why)
+    return why;
+  if (!(sorted[0] < sorted[n - 1]))
+    return "all values equal";
+  *low = sorted[j - 1];
+  *high = sorted[n - j];
   return NULL;
 }
 

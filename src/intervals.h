@@ -20,6 +20,11 @@ const char *interval_t_mean (double mean, double sd, size_t n, double confidence
 const char *interval_median_order (const double *sorted, size_t n, double confidence,
                                    double *low, double *high, double *coverage);
 
+/* The rank J (from 1) of that interval's lower end, and its coverage;
+   the upper end is rank N+1-J.  */
+const char *interval_median_rank (size_t n, double confidence, size_t *j,
+                                  double *coverage);
+
 /* The smallest N for which interval_median_order gives an interval.  */
 size_t interval_median_min_n (double confidence);
 

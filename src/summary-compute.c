@@ -83,9 +83,13 @@ mean_interval (const struct summary_config *config, enum ci_method method,
   return bootstrap_ci (&b, BOOTSTRAP_MEAN, x, n, rng, low, high);
 }
 
+/* The interval of a row whose values X are sorted when SORTED; the
+   bootstrap methods need them sorted, so that no interval depends on the
+   order of rows.  */
 static const char *
 compute_interval (struct summary_data *d, const struct summary_config *config,
-                  size_t g, size_t v, double *x, size_t n, struct summary_row *row)
+                  size_t g, size_t v, double *x, size_t n, bool sorted,
+                  struct summary_row *row)
 {
   row->ci_low = row->ci_high = NAN;
   if (n == 0)
@@ -99,14 +103,19 @@ compute_interval (struct summary_data *d, const struct summary_config *config,
   switch (row->ci_stat)
     {
     case CI_STAT_MEDIAN:
+      if (n >= 2 && !(row->min < row->max))
+        return "all values equal";
       if (row->ci_method == CI_ORDER)
         {
+          size_t j;
           double coverage;
-          return interval_median_order (x, n, config->confidence, &row->ci_low,
-                                        &row->ci_high, &coverage);
+          const char *why = interval_median_rank (n, config->confidence, &j, &coverage);
+          if (why)
+            return why;
+          row->ci_low = sorted ? x[j - 1] : stats_select (x, n, j - 1);
+          row->ci_high = sorted ? x[n - j] : stats_select (x, n, n - j);
+          return NULL;
         }
-      if (n >= 2 && !(x[0] < x[n - 1]))
-        return "all values equal";
       {
         struct bootstrap_config b = {
           .method = row->ci_method == CI_BCA ? BOOTSTRAP_BCA : BOOTSTRAP_PERCENTILE,
@@ -116,7 +125,7 @@ compute_interval (struct summary_data *d, const struct summary_config *config,
       }
     case CI_STAT_GMEAN:
       {
-        if (!(x[0] > 0))
+        if (!(row->min > 0))
           return "a value is not positive (no geometric mean)";
         double *logs = xmalloc (n * sizeof *logs);
         for (size_t i = 0; i < n; i++)
@@ -163,16 +172,45 @@ compute_cell (struct summary_data *d, const struct summary_config *config,
   row->mean = stats_mean (x, n);
   row->sd = stats_sd (x, n, row->mean);
   row->se = row->sd / sqrt ((double) n);
-  /* Sorting costs O(n log n), but every interval, the percentiles and
-     the outlier fences then come from the sorted data, and no interval
-     depends on the order of rows within a group.  */
-  stats_sort (x, n);
-  row->min = x[0];
-  row->max = x[n - 1];
-  row->median = median_sorted (x, n);
-  for (size_t i = 0; i < config->npercentiles; i++)
-    row->percentiles[i] = stats_quantile_sorted (x, n, config->percentiles[i] / 100);
-  if (x[0] > 0)
+  row->min = row->max = x[0];
+  for (size_t i = 1; i < n; i++)
+    {
+      if (x[i] < row->min)
+        row->min = x[i];
+      if (x[i] > row->max)
+        row->max = x[i];
+    }
+  /* The bootstrap costs far more than a sort, and sorted data makes its
+     interval independent of the order of rows; without it, selection
+     finds the order statistics in O(n).  */
+  bool boot = row->ci_method != CI_T && row->ci_method != CI_ORDER && config->resamples
+    && n >= 2 && row->min < row->max;
+  double q1, q3;
+  if (boot)
+    {
+      stats_sort (x, n);
+      row->median = median_sorted (x, n);
+      for (size_t i = 0; i < config->npercentiles; i++)
+        row->percentiles[i] = stats_quantile_sorted (x, n, config->percentiles[i] / 100);
+      q1 = stats_quantile_sorted (x, n, 0.25);
+      q3 = stats_quantile_sorted (x, n, 0.75);
+    }
+  else
+    {
+      size_t np = config->npercentiles;
+      double p[np + 2], out[np + 2];
+      for (size_t i = 0; i < np; i++)
+        p[i] = config->percentiles[i] / 100;
+      p[np] = 0.25;
+      p[np + 1] = 0.75;
+      stats_quantiles (x, n, p, np + 2, out);
+      for (size_t i = 0; i < np; i++)
+        row->percentiles[i] = out[i];
+      q1 = out[np];
+      q3 = out[np + 1];
+      row->median = stats_median (x, n);
+    }
+  if (row->min > 0)
     {
       long double sum = 0;
       for (size_t i = 0; i < n; i++)
@@ -181,7 +219,6 @@ compute_cell (struct summary_data *d, const struct summary_config *config,
     }
 
   /* Tukey's fences on the type-7 quartiles.  */
-  double q1 = stats_quantile_sorted (x, n, 0.25), q3 = stats_quantile_sorted (x, n, 0.75);
   double iqr = q3 - q1;
   for (size_t i = 0; i < n; i++)
     {
@@ -192,7 +229,7 @@ compute_cell (struct summary_data *d, const struct summary_config *config,
         row->outliers_mild++;
     }
 
-  row->ci_why = compute_interval (d, config, g, v, x, n, row);
+  row->ci_why = compute_interval (d, config, g, v, x, n, boot, row);
   if (row->ci_why)
     row->ci_low = row->ci_high = NAN;
 }
