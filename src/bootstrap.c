@@ -150,6 +150,8 @@ studentized (const struct bootstrap_config *config, const double *x, size_t n,
   double *reps = xmalloc (b * sizeof *reps);
   for (size_t r = 0; r < b; r++)
     {
+      if (config->progress && r % 1024 == 0)
+        config->progress (r, b);
       /* Deviations from the sample mean keep the sums small.  */
       long double s1 = 0, s2 = 0;
       for (size_t i = 0; i < n; i++)
@@ -196,7 +198,11 @@ bootstrap_ci (const struct bootstrap_config *config, enum bootstrap_stat stat,
   double *reps = xmalloc (b * sizeof *reps);
   double *scratch = xmalloc (n * sizeof *scratch);
   for (size_t r = 0; r < b; r++)
-    reps[r] = resample_statistic (stat, x, n, scratch, rng);
+    {
+      if (config->progress && r % 1024 == 0)
+        config->progress (r, b);
+      reps[r] = resample_statistic (stat, x, n, scratch, rng);
+    }
 
   double a = 0;
   if (config->method == BOOTSTRAP_BCA)

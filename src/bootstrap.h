@@ -29,6 +29,8 @@ struct bootstrap_config
   enum bootstrap_method method;
   double confidence;            /* in (0, 1) */
   size_t resamples;
+  /* Called now and then with the resamples done so far, or NULL.  */
+  void (*progress) (size_t done, size_t total);
 };
 
 /* The statistic STAT of X[0..N), as the bootstrap computes it (the mean

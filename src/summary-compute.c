@@ -42,6 +42,16 @@ median_sorted (const double *x, size_t n)
   return isfinite (m) ? m : x[k] / 2 + x[k + 1] / 2;
 }
 
+/* Progress of a long resampling, on stderr (a terminal).  */
+static size_t progress_row, progress_rows;
+
+static void
+show_progress (size_t done, size_t total)
+{
+  fprintf (stderr, "\r%s: resampling row %zu of %zu: %3.0f%%", program_name,
+           progress_row, progress_rows, 100.0 * (double) done / (double) total);
+}
+
 /* The statistic and method a row's interval uses.  */
 static void
 choose_ci (const struct summary_config *config, const struct summary_value *value,
@@ -77,6 +87,7 @@ mean_interval (const struct summary_config *config, enum ci_method method,
     .method = method == CI_BCA ? BOOTSTRAP_BCA
       : method == CI_BOOT_T ? BOOTSTRAP_STUDENT : BOOTSTRAP_PERCENTILE,
     .confidence = config->confidence, .resamples = config->resamples,
+    .progress = progress_rows ? show_progress : NULL,
   };
   if (n >= 2 && !(sd > 0))
     return "all values equal";
@@ -120,6 +131,7 @@ compute_interval (struct summary_data *d, const struct summary_config *config,
         struct bootstrap_config b = {
           .method = row->ci_method == CI_BCA ? BOOTSTRAP_BCA : BOOTSTRAP_PERCENTILE,
           .confidence = config->confidence, .resamples = config->resamples,
+          .progress = progress_rows ? show_progress : NULL,
         };
         return bootstrap_ci (&b, BOOTSTRAP_MEDIAN, x, n, &rng, &row->ci_low, &row->ci_high);
       }
@@ -384,18 +396,19 @@ summarize_compute (struct summary_data *d, const struct summary_config *config,
       for (size_t v = 0; v < d->nvalues; v++)
         draws += (double) d->groups[g].cells[v].n * (double) config->resamples;
   bool progress = config->progress && draws > 1e9;
+  progress_rows = progress ? count : 0;
   size_t r = 0;
   for (size_t g = 0; g < d->ngroups; g++)
     for (size_t v = 0; v < d->nvalues; v++)
       if (d->values[v].numeric)
         {
-          if (progress)
-            fprintf (stderr, "\r%s: resampling row %zu of %zu", program_name, r + 1, count);
+          progress_row = r + 1;
           row_of[g * d->nvalues + v] = r;
           compute_cell (d, config, g, v, &rows[r++]);
         }
   if (progress)
     fprintf (stderr, "\r\033[K");
+  progress_rows = 0;
   if (d->compare_level)
     compare (d, config, rows, row_of);
   free (row_of);

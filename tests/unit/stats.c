@@ -77,9 +77,11 @@ test_beta_and_t (void)
   /* Welch: {1..5} against {2,4,...,12}: t = -2.3763541, df = 6.9722557.  */
   double a[] = { 1, 2, 3, 4, 5 }, b[] = { 2, 4, 6, 8, 10, 12 };
   double ma = stats_mean (a, 5), mb = stats_mean (b, 6);
-  is_double (stats_welch_p (ma, stats_sd (a, 5, ma), 5, mb, stats_sd (b, 6, mb), 6),
-             0.049284338206730520766, 1e-14, "Welch p-value");
-  ok (isnan (stats_welch_p (1, 0, 3, 1, 0, 3)), "Welch p-value of two constant samples is NaN");
+  struct welch w;
+  interval_welch (ma, stats_sd (a, 5, ma), 5, mb, stats_sd (b, 6, mb), 6, 0.95, &w);
+  is_double (w.p, 0.049284338206730520766, 1e-14, "Welch p-value");
+  interval_welch (1, 0, 3, 1, 0, 3, 0.95, &w);
+  ok (isnan (w.p) && w.diff_why, "Welch p-value of two constant samples is NaN");
 }
 
 static void
@@ -173,8 +175,8 @@ test_bootstrap (void)
 {
   struct rng rng;
   double low, high;
-  struct bootstrap_config pct = { BOOTSTRAP_PERCENTILE, 0.95, 10000 };
-  struct bootstrap_config bca = { BOOTSTRAP_BCA, 0.95, 10000 };
+  struct bootstrap_config pct = { BOOTSTRAP_PERCENTILE, 0.95, 10000, NULL };
+  struct bootstrap_config bca = { BOOTSTRAP_BCA, 0.95, 10000, NULL };
   double one[] = { 3 }, same[] = { 2, 2, 2, 2 };
 
   rng_seed (&rng, 1);
@@ -182,7 +184,7 @@ test_bootstrap (void)
       "no interval for one value");
   ok (bootstrap_ci (&bca, BOOTSTRAP_MEDIAN, same, 4, &rng, &low, &high) && isnan (high),
       "no interval for constant data");
-  struct bootstrap_config none = { BOOTSTRAP_PERCENTILE, 0.95, 0 };
+  struct bootstrap_config none = { BOOTSTRAP_PERCENTILE, 0.95, 0, NULL };
   ok (bootstrap_ci (&none, BOOTSTRAP_MEAN, same, 4, &rng, &low, &high) != NULL,
       "no interval without resamples");
 
@@ -241,7 +243,7 @@ test_bootstrap (void)
 
   /* Bootstrap-t of the exponential's mean: to the right of the t
      interval, as skewed data demand, and holding the mean.  */
-  struct bootstrap_config boot_t = { BOOTSTRAP_STUDENT, 0.95, 10000 };
+  struct bootstrap_config boot_t = { BOOTSTRAP_STUDENT, 0.95, 10000, NULL };
   rng_seed (&rng, 6);
   ok (bootstrap_ci (&boot_t, BOOTSTRAP_MEAN, e, 200, &rng, &blow, &bhigh) == NULL,
       "bootstrap-t gives an interval");
