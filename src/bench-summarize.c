@@ -53,8 +53,8 @@ concatenated.\n\
   --by COLS              group rows by these comma-separated columns\n\
   --value COLS           summarize these columns (default: the measurement\n\
                            columns; see bench-summarize(1))\n\
-  --ratio NUM/DEN        add the per-row ratio NUM/DEN as a column (repeatable);\n\
-                           summarized by its geometric mean\n\
+  --ratio NUM/DEN        add the per-row ratio NUM/DEN as a column, summarized\n\
+                           by its geometric mean (repeatable)\n\
   --compare COL=LEVEL    compare every other level of COL with LEVEL, within\n\
                            each group: ratio of means (Fieller), difference,\n\
                            difference in percent, t, df and Welch's p\n\
