@@ -96,6 +96,7 @@ struct layout
   char **labels;
   bool gmean, compare;
   size_t width;                 /* fields per row */
+  char seed[24];                /* text: 64 bits are more than JSON numbers hold */
 };
 
 static bool
@@ -108,7 +109,8 @@ part_shown (const struct layout *l, enum part part)
 static struct layout
 layout_new (const struct summary_data *d, const struct summary_config *config, char **labels)
 {
-  struct layout l = { d, config, labels, false, d->compare_level != NULL, 0 };
+  struct layout l = { d, config, labels, false, d->compare_level != NULL, 0, "" };
+  snprintf (l.seed, sizeof l.seed, "%" PRIu64, config->seed);
   for (size_t v = 0; v < d->nvalues; v++)
     l.gmean |= d->values[v].numeric && d->values[v].ratio;
   l.gmean |= config->stat == CI_STAT_GMEAN;
@@ -185,9 +187,7 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
           x.number = l->config->confidence;
           break;
         case FIELD_SEED:
-          x.kind = row->seeded ? FIELD_COUNT : FIELD_TEXT;
-          x.count = l->config->seed;
-          x.text = "";
+          x = text (row->seeded ? l->seed : "");
           break;
         case FIELD_VS:
           x = text (row->compared ? d->compare_level : "");

@@ -400,6 +400,13 @@ a,3
  {"g": "a", "column": "v", "n": 2, "missing": 0, "mean": 2, "sd": 1.4142135623730951, "se": 1, "min": 1, "median": 2, "max": 3, "ci_low": -10.706204736174698, "ci_high": 14.706204736174698, "ci_stat": "mean", "ci_method": "t", "ci_level": 0.95, "seed": null, "p50": 2, "outliers_mild": 0, "outliers_severe": 0},
  {"g": "b\"q", "column": "v", "n": 1, "missing": 0, "mean": 5, "sd": null, "se": null, "min": 5, "median": 5, "max": 5, "ci_low": null, "ci_high": null, "ci_stat": "mean", "ci_method": "t", "ci_level": 0.95, "seed": null, "p50": 5, "outliers_mild": 0, "outliers_severe": 0}
 ]'
+  # The seed is a string: a JSON number would round 2^64 - 1.  The
+  # percentile bootstrap of three values is [min, max].
+  run sh -c 'printf "v\n1\n2\n3\n" | bench-summarize --ci percentile --seed 18446744073709551615 --format json'
+  assert_status 0
+  assert_output '[
+ {"column": "v", "n": 3, "missing": 0, "mean": 2, "sd": 1, "se": 0.5773502691896258, "min": 1, "median": 2, "max": 3, "ci_low": 1, "ci_high": 3, "ci_stat": "mean", "ci_method": "percentile", "ci_level": 0.95, "seed": "18446744073709551615", "p5": 1.1, "p95": 2.9, "outliers_mild": 0, "outliers_severe": 0}
+]'
 }
 
 @test "--format markdown: a pipe table and the verdicts as a list" {
