@@ -389,6 +389,13 @@ new: no difference shown at 95% in x against base (1.14x [0.937, 1.39], p = 0.14
 t       3        0  1000000002   1  0.57735  1000000001  1000000002  1000000003  999999999.5  1000000004  mean     t              0.95        1000000002              0                0"
 }
 
+@test "a ratio near 1 with a tiny p keeps the digits that tell it from its interval's ends" {
+  # The 6-digit table printed such a ratio as 1 [1, 1] beside p = 3e-6.
+  run sh -c "printf 'arm,ns\nb,1000000.0\nb,1000000.1\nb,999999.9\nb,1000000.05\nn,1000001.0\nn,1000001.1\nn,1000000.9\nn,1000001.05\n' \
+    | bench-summarize --compare arm=b --resamples 0 --format table | tail -n 1"
+  assert_output "n: 1.000001x [1.0000009, 1.0000011] the ns of b, p = 3.1e-6"
+}
+
 @test "--format json: numbers as numbers, unknowns as null" {
   run bench-summarize --resamples 0 --format json --by g --percentiles 50 <<<"g,v
 a,1
