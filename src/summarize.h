@@ -129,7 +129,6 @@ struct summary_row
   double *percentiles;
   size_t outliers_mild, outliers_severe;  /* Tukey: beyond 1.5 and 3 IQR */
   bool compared;                /* has a base level to be compared with */
-  size_t base_row;              /* the row compared with */
   struct welch welch;
 };
 

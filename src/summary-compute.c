@@ -281,7 +281,6 @@ compare (struct summary_data *d, const struct summary_config *config,
             struct summary_row *row = &rows[row_of[g * d->nvalues + v]];
             const struct summary_row *base_row = &rows[row_of[b * d->nvalues + v]];
             row->compared = true;
-            row->base_row = row_of[b * d->nvalues + v];
             interval_welch (row->mean, row->sd, row->n, base_row->mean, base_row->sd,
                             base_row->n, config->confidence, &row->welch);
           }
