@@ -6,7 +6,8 @@
    --by columns in order of first appearance.  Each value column keeps
    every number of every group; empty, NA and nan cells are missing,
    infinities and text are missing with a warning (errors when strict).
-   Computing (summary-compute.c): the descriptive statistics, an interval
+   Computing (summary-compute.c, with the table of statistics in
+   summary-stats.c): the descriptive statistics, an interval
    per row, Tukey's outlier counts, and the comparisons of --compare and
    --baseline.  */
 #ifndef ARENABENCH_SUMMARIZE_H

@@ -6,6 +6,7 @@
 #include "key-table.h"
 #include "rng.h"
 #include "stats.h"
+#include "summary-stats.h"
 
 #include <math.h>
 
@@ -30,16 +31,6 @@ stream_seed (uint64_t seed, const struct summary_data *d, size_t g,
   uint64_t h = key_hash (k.text, k.used);
   free (k.text);
   return h ^ (seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
-}
-
-static double
-median_sorted (const double *x, size_t n)
-{
-  size_t k = (n - 1) / 2;
-  if (n % 2)
-    return x[k];
-  double m = (x[k] + x[k + 1]) / 2;
-  return isfinite (m) ? m : x[k] / 2 + x[k + 1] / 2;
 }
 
 /* Progress of a long resampling, on stderr (a terminal).  */
@@ -181,31 +172,19 @@ compute_cell (struct summary_data *d, const struct summary_config *config,
       return;
     }
 
-  row->mean = stats_mean (x, n);
-  row->sd = stats_sd (x, n, row->mean);
-  row->se = row->sd / sqrt ((double) n);
-  row->min = row->max = x[0];
-  for (size_t i = 1; i < n; i++)
-    {
-      if (x[i] < row->min)
-        row->min = x[i];
-      if (x[i] > row->max)
-        row->max = x[i];
-    }
   /* The bootstrap costs far more than a sort, and sorted data makes its
      interval independent of the order of rows; without it, selection
      finds the order statistics in O(n).  */
   bool boot = row->ci_method != CI_T && row->ci_method != CI_ORDER && config->resamples
-    && n >= 2 && row->min < row->max;
-  double q1, q3;
+    && n >= 2;
+  struct summary_sample sample = { x, n, boot, NAN, NAN };
   if (boot)
     {
       stats_sort (x, n);
-      row->median = median_sorted (x, n);
       for (size_t i = 0; i < config->npercentiles; i++)
         row->percentiles[i] = stats_quantile_sorted (x, n, config->percentiles[i] / 100);
-      q1 = stats_quantile_sorted (x, n, 0.25);
-      q3 = stats_quantile_sorted (x, n, 0.75);
+      sample.q1 = stats_quantile_sorted (x, n, 0.25);
+      sample.q3 = stats_quantile_sorted (x, n, 0.75);
     }
   else
     {
@@ -218,28 +197,12 @@ compute_cell (struct summary_data *d, const struct summary_config *config,
       stats_quantiles (x, n, p, np + 2, out);
       for (size_t i = 0; i < np; i++)
         row->percentiles[i] = out[i];
-      q1 = out[np];
-      q3 = out[np + 1];
-      row->median = stats_median (x, n);
+      sample.q1 = out[np];
+      sample.q3 = out[np + 1];
     }
-  if (row->min > 0)
-    {
-      long double sum = 0;
-      for (size_t i = 0; i < n; i++)
-        sum += log (x[i]);
-      row->gmean = exp ((double) (sum / n));
-    }
-
-  /* Tukey's fences on the type-7 quartiles.  */
-  double iqr = q3 - q1;
-  for (size_t i = 0; i < n; i++)
-    {
-      double out = x[i] < q1 ? q1 - x[i] : x[i] > q3 ? x[i] - q3 : 0;
-      if (out > 3 * iqr)
-        row->outliers_severe++;
-      else if (out > 1.5 * iqr)
-        row->outliers_mild++;
-    }
+  for (size_t i = 0; i < summary_nstatistics; i++)
+    if (summary_statistics[i].compute)
+      summary_statistics[i].compute (&sample, row);
 
   row->ci_why = compute_interval (d, config, g, v, x, n, boot, row);
   if (row->ci_why)

@@ -4,6 +4,7 @@
 #include "summary-output.h"
 #include "csv-writer.h"
 #include "die.h"
+#include "summary-stats.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -13,77 +14,11 @@ const char *const summary_format_names[SUMMARY_FORMAT_COUNT + 1] = {
   "csv", "table", "json", "markdown", NULL
 };
 
-/* How a column's value is found and written.  */
-enum field_kind
-{
-  FIELD_TEXT,                   /* a string */
-  FIELD_COUNT,                  /* a size_t at OFFSET */
-  FIELD_NUMBER,                 /* a double at OFFSET */
-  FIELD_P,                      /* a p-value (double at OFFSET) */
-  FIELD_CI_STAT, FIELD_CI_METHOD, FIELD_CI_LEVEL, FIELD_SEED, FIELD_VS,
-  FIELD_PERCENTILES,            /* one column per --percentiles */
-};
-
-/* Numbers of one family share their digits in the table, enough to
-   tell apart any two different values of the family.  */
-enum family { FAM_NONE, FAM_LOCATION, FAM_SD, FAM_SE, FAM_LEVEL, FAM_RATIO, FAM_DIFF,
-              FAM_PCT, FAM_T, FAM_DF, FAM_COUNT };
-
-enum part { PART_ALWAYS, PART_GMEAN, PART_COMPARE };
-
-/* The table of summary columns after the group columns, in order: the
-   one place a column's name, value and format are defined.  */
-struct statistic
-{
-  const char *header;
-  enum field_kind kind;
-  enum family family;
-  size_t offset;
-  enum part part;
-};
-
-#define ROW(member) offsetof (struct summary_row, member)
-static const struct statistic statistics[] = {
-  { "column", FIELD_TEXT, FAM_NONE, 0, PART_ALWAYS },
-  { "n", FIELD_COUNT, FAM_NONE, ROW (n), PART_ALWAYS },
-  { "missing", FIELD_COUNT, FAM_NONE, ROW (missing), PART_ALWAYS },
-  { "mean", FIELD_NUMBER, FAM_LOCATION, ROW (mean), PART_ALWAYS },
-  { "sd", FIELD_NUMBER, FAM_SD, ROW (sd), PART_ALWAYS },
-  { "se", FIELD_NUMBER, FAM_SE, ROW (se), PART_ALWAYS },
-  { "min", FIELD_NUMBER, FAM_LOCATION, ROW (min), PART_ALWAYS },
-  { "median", FIELD_NUMBER, FAM_LOCATION, ROW (median), PART_ALWAYS },
-  { "max", FIELD_NUMBER, FAM_LOCATION, ROW (max), PART_ALWAYS },
-  { "gmean", FIELD_NUMBER, FAM_LOCATION, ROW (gmean), PART_GMEAN },
-  { "ci_low", FIELD_NUMBER, FAM_LOCATION, ROW (ci_low), PART_ALWAYS },
-  { "ci_high", FIELD_NUMBER, FAM_LOCATION, ROW (ci_high), PART_ALWAYS },
-  { "ci_stat", FIELD_CI_STAT, FAM_NONE, 0, PART_ALWAYS },
-  { "ci_method", FIELD_CI_METHOD, FAM_NONE, 0, PART_ALWAYS },
-  { "ci_level", FIELD_CI_LEVEL, FAM_LEVEL, 0, PART_ALWAYS },
-  { "seed", FIELD_SEED, FAM_NONE, 0, PART_ALWAYS },
-  { NULL, FIELD_PERCENTILES, FAM_LOCATION, 0, PART_ALWAYS },
-  { "outliers_mild", FIELD_COUNT, FAM_NONE, ROW (outliers_mild), PART_ALWAYS },
-  { "outliers_severe", FIELD_COUNT, FAM_NONE, ROW (outliers_severe), PART_ALWAYS },
-  { "vs", FIELD_VS, FAM_NONE, 0, PART_COMPARE },
-  { "ratio", FIELD_NUMBER, FAM_RATIO, ROW (welch.ratio), PART_COMPARE },
-  { "ratio_ci_low", FIELD_NUMBER, FAM_RATIO, ROW (welch.ratio_low), PART_COMPARE },
-  { "ratio_ci_high", FIELD_NUMBER, FAM_RATIO, ROW (welch.ratio_high), PART_COMPARE },
-  { "diff", FIELD_NUMBER, FAM_DIFF, ROW (welch.diff), PART_COMPARE },
-  { "diff_ci_low", FIELD_NUMBER, FAM_DIFF, ROW (welch.diff_low), PART_COMPARE },
-  { "diff_ci_high", FIELD_NUMBER, FAM_DIFF, ROW (welch.diff_high), PART_COMPARE },
-  { "diff_pct", FIELD_NUMBER, FAM_PCT, ROW (welch.pct), PART_COMPARE },
-  { "diff_pct_ci_low", FIELD_NUMBER, FAM_PCT, ROW (welch.pct_low), PART_COMPARE },
-  { "diff_pct_ci_high", FIELD_NUMBER, FAM_PCT, ROW (welch.pct_high), PART_COMPARE },
-  { "t", FIELD_NUMBER, FAM_T, ROW (welch.t), PART_COMPARE },
-  { "df", FIELD_NUMBER, FAM_DF, ROW (welch.df), PART_COMPARE },
-  { "p_welch", FIELD_P, FAM_NONE, ROW (welch.p), PART_COMPARE },
-};
-#undef ROW
-
 /* One output field, formatted late so every format shares the layout.  */
 struct field
 {
-  enum field_kind kind;         /* TEXT, COUNT, NUMBER or P; EMPTY as TEXT NULL */
-  enum family family;
+  enum stat_kind kind;          /* TEXT, COUNT, NUMBER or P */
+  enum stat_family family;
   const char *text;
   uint64_t count;
   double number;
@@ -100,10 +35,10 @@ struct layout
 };
 
 static bool
-part_shown (const struct layout *l, enum part part)
+part_shown (const struct layout *l, enum stat_part part)
 {
-  return part == PART_ALWAYS || (part == PART_GMEAN && l->gmean)
-    || (part == PART_COMPARE && l->compare);
+  return part == STAT_PART_ALWAYS || (part == STAT_PART_GMEAN && l->gmean)
+    || (part == STAT_PART_COMPARE && l->compare);
 }
 
 static struct layout
@@ -115,16 +50,16 @@ layout_new (const struct summary_data *d, const struct summary_config *config, c
     l.gmean |= d->values[v].numeric && d->values[v].ratio;
   l.gmean |= config->stat == CI_STAT_GMEAN;
   l.width = d->ngroup_names;
-  for (size_t i = 0; i < ARRAY_SIZE (statistics); i++)
-    if (part_shown (&l, statistics[i].part))
-      l.width += statistics[i].kind == FIELD_PERCENTILES ? config->npercentiles : 1;
+  for (size_t i = 0; i < summary_nstatistics; i++)
+    if (part_shown (&l, summary_statistics[i].part))
+      l.width += summary_statistics[i].kind == STAT_PERCENTILES ? config->npercentiles : 1;
   return l;
 }
 
 static struct field
 text (const char *t)
 {
-  return (struct field) { FIELD_TEXT, FAM_NONE, t, 0, 0 };
+  return (struct field) { STAT_TEXT, STAT_FAM_NONE, t, 0, 0 };
 }
 
 static size_t
@@ -133,12 +68,12 @@ header_fields (const struct layout *l, struct field *f)
   size_t k = 0;
   for (size_t i = 0; i < l->d->ngroup_names; i++)
     f[k++] = text (l->d->group_names[i]);
-  for (size_t i = 0; i < ARRAY_SIZE (statistics); i++)
+  for (size_t i = 0; i < summary_nstatistics; i++)
     {
-      const struct statistic *s = &statistics[i];
+      const struct summary_statistic *s = &summary_statistics[i];
       if (!part_shown (l, s->part))
         continue;
-      if (s->kind == FIELD_PERCENTILES)
+      if (s->kind == STAT_PERCENTILES)
         for (size_t p = 0; p < l->config->npercentiles; p++)
           f[k++] = text (l->labels[p]);
       else
@@ -156,45 +91,45 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
   for (size_t i = 0; i < d->ngroup_names; i++)
     f[k++] = text (g->key[i]);
   const char *base = (const char *) row;
-  for (size_t i = 0; i < ARRAY_SIZE (statistics); i++)
+  for (size_t i = 0; i < summary_nstatistics; i++)
     {
-      const struct statistic *s = &statistics[i];
+      const struct summary_statistic *s = &summary_statistics[i];
       if (!part_shown (l, s->part))
         continue;
       struct field x = { s->kind, s->family, NULL, 0, NAN };
       switch (s->kind)
         {
-        case FIELD_TEXT:
+        case STAT_TEXT:
           x.text = d->values[row->value].name;
           break;
-        case FIELD_COUNT:
+        case STAT_COUNT:
           x.count = *(const size_t *) (base + s->offset);
           break;
-        case FIELD_NUMBER:
-        case FIELD_P:
+        case STAT_NUMBER:
+        case STAT_P:
           x.number = *(const double *) (base + s->offset);
-          if (s->part == PART_COMPARE && !row->compared)
+          if (s->part == STAT_PART_COMPARE && !row->compared)
             x.number = NAN;
           break;
-        case FIELD_CI_STAT:
+        case STAT_CI_STAT:
           x = text (ci_stat_names[row->ci_stat]);
           break;
-        case FIELD_CI_METHOD:
+        case STAT_CI_METHOD:
           x = text (ci_method_names[row->ci_method]);
           break;
-        case FIELD_CI_LEVEL:
-          x.kind = FIELD_NUMBER;
+        case STAT_CI_LEVEL:
+          x.kind = STAT_NUMBER;
           x.number = l->config->confidence;
           break;
-        case FIELD_SEED:
+        case STAT_SEED:
           x = text (row->seeded ? l->seed : "");
           break;
-        case FIELD_VS:
+        case STAT_VS:
           x = text (row->compared ? d->compare_level : "");
           break;
-        case FIELD_PERCENTILES:
+        case STAT_PERCENTILES:
           for (size_t p = 0; p < l->config->npercentiles; p++)
-            f[k++] = (struct field) { FIELD_NUMBER, s->family, NULL, 0, row->percentiles[p] };
+            f[k++] = (struct field) { STAT_NUMBER, s->family, NULL, 0, row->percentiles[p] };
           continue;
         }
       f[k++] = x;
@@ -278,11 +213,11 @@ put_csv (FILE *out, struct csv_line *line, const struct field *f, size_t n)
   for (size_t i = 0; i < n; i++)
     switch (f[i].kind)
       {
-      case FIELD_COUNT:
+      case STAT_COUNT:
         csv_line_u64 (line, f[i].count);
         break;
-      case FIELD_NUMBER:
-      case FIELD_P:
+      case STAT_NUMBER:
+      case STAT_P:
         csv_line_double (line, f[i].number);
         break;
       default:
@@ -333,11 +268,11 @@ put_json (FILE *out, const struct layout *l, const struct summary_row *rows, siz
           char buf[48];
           switch (f[i].kind)
             {
-            case FIELD_COUNT:
+            case STAT_COUNT:
               fprintf (out, "%" PRIu64, f[i].count);
               break;
-            case FIELD_NUMBER:
-            case FIELD_P:
+            case STAT_NUMBER:
+            case STAT_P:
               if (isfinite (f[i].number))
                 {
                   shortest (f[i].number, buf, sizeof buf);
@@ -368,15 +303,15 @@ table_text (const struct field *f, const int *precision)
   char buf[64];
   switch (f->kind)
     {
-    case FIELD_COUNT:
+    case STAT_COUNT:
       snprintf (buf, sizeof buf, "%" PRIu64, f->count);
       return xstrdup (buf);
-    case FIELD_NUMBER:
+    case STAT_NUMBER:
       if (!isfinite (f->number))
         return xstrdup ("-");
       digits (f->number, precision[f->family], buf, sizeof buf);
       return xstrdup (buf);
-    case FIELD_P:
+    case STAT_P:
       if (!isfinite (f->number))
         return xstrdup ("-");
       p_text (f->number, buf, sizeof buf);
@@ -393,14 +328,14 @@ family_digits (const struct layout *l, const struct summary_row *rows, size_t nr
 {
   struct field *f = xcalloc (l->width + 1, sizeof *f);
   double *values = xcalloc (nrows * l->width + 1, sizeof *values);
-  for (int fam = 0; fam < FAM_COUNT; fam++)
+  for (int fam = 0; fam < STAT_FAM_COUNT; fam++)
     {
       size_t n = 0;
       for (size_t r = 0; r < nrows; r++)
         {
           size_t k = row_fields (l, &rows[r], f);
           for (size_t i = 0; i < k; i++)
-            if (f[i].kind == FIELD_NUMBER && (int) f[i].family == fam && isfinite (f[i].number))
+            if (f[i].kind == STAT_NUMBER && (int) f[i].family == fam && isfinite (f[i].number))
               values[n++] = f[i].number;
         }
       precision[fam] = distinct_digits (values, n, 6);
@@ -414,7 +349,7 @@ static void
 put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
            size_t nrows, bool markdown)
 {
-  int precision[FAM_COUNT];
+  int precision[STAT_FAM_COUNT];
   family_digits (l, rows, nrows, precision);
   struct field *f = xcalloc (l->width + 1, sizeof *f);
   size_t ncols = header_fields (l, f);
@@ -443,7 +378,7 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
               t = esc;
             }
           cells[(r + 1) * ncols + c] = t;
-          right[c] = f[c].kind == FIELD_COUNT || f[c].kind == FIELD_NUMBER || f[c].kind == FIELD_P;
+          right[c] = f[c].kind == STAT_COUNT || f[c].kind == STAT_NUMBER || f[c].kind == STAT_P;
         }
     }
   for (size_t i = 0; i < (nrows + 1) * ncols; i++)
