@@ -1,21 +1,22 @@
-/* bench-summarize -- grouped statistics and bootstrap confidence
-   intervals over benchmark CSV. */
+/* bench-summarize -- grouped statistics, confidence intervals and
+   comparisons over benchmark CSV. */
 #include "system.h"
-#include "bootstrap.h"
 #include "die.h"
 #include "options.h"
+#include "regression-gate.h"
 #include "rng.h"
 #include "summarize.h"
 #include "summary-output.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <unistd.h>
 
 enum
 {
   OPT_BY = OPTION_FIRST_PRIVATE, OPT_VALUE, OPT_RATIO, OPT_COMPARE, OPT_CI,
   OPT_CI_STAT, OPT_CONFIDENCE, OPT_RESAMPLES, OPT_SEED, OPT_PERCENTILES,
-  OPT_FORMAT, OPT_PLOT, OPT_STRICT,
+  OPT_FORMAT, OPT_PLOT, OPT_STRICT, OPT_BASELINE, OPT_FAIL_IF_WORSE,
 };
 
 static const struct option long_options[] = {
@@ -23,6 +24,8 @@ static const struct option long_options[] = {
   { "value", required_argument, NULL, OPT_VALUE },
   { "ratio", required_argument, NULL, OPT_RATIO },
   { "compare", required_argument, NULL, OPT_COMPARE },
+  { "baseline", required_argument, NULL, OPT_BASELINE },
+  { "fail-if-worse", required_argument, NULL, OPT_FAIL_IF_WORSE },
   { "ci", required_argument, NULL, OPT_CI },
   { "ci-stat", required_argument, NULL, OPT_CI_STAT },
   { "confidence", required_argument, NULL, OPT_CONFIDENCE },
@@ -41,31 +44,44 @@ usage (void)
 {
   printf ("Usage: %s [OPTION]... [FILE]...\n", program_name);
   fputs ("\
-Summarize the numeric columns of benchmark CSV (with a header) per group:\n\
-count, missing cells, mean, SD, standard error, min, median, max, a\n\
-bootstrap confidence interval and percentiles.  With no FILE, or FILE -,\n\
-read standard input; several files with the same columns are concatenated.\n\
+Summarize the measurement columns of benchmark CSV (with a header) per\n\
+group: count, missing cells, mean, SD, standard error, min, median, max, a\n\
+confidence interval, percentiles and outlier counts.  With no FILE, or\n\
+FILE -, read standard input; several files with the same columns are\n\
+concatenated.\n\
 \n\
   --by COLS              group rows by these comma-separated columns\n\
-  --value COLS           summarize these columns (default: every column that\n\
-                           is numeric in all rows and not a --by column)\n\
-  --ratio NUM/DEN        add the per-row ratio NUM/DEN as a column (repeatable)\n\
+  --value COLS           summarize these columns (default: the measurement\n\
+                           columns; see bench-summarize(1))\n\
+  --ratio NUM/DEN        add the per-row ratio NUM/DEN as a column, summarized\n\
+                           by its geometric mean (repeatable)\n\
   --compare COL=LEVEL    compare every other level of COL with LEVEL, within\n\
-                           each group: ratio of means, its CI, Welch's p\n\
-  --ci percentile|bca    bootstrap interval kind (default percentile)\n\
-  --ci-stat mean|median  statistic the interval is for (default mean)\n\
+                           each group: ratio of means (Fieller), difference,\n\
+                           difference in percent, t, df and Welch's p\n\
+  --baseline FILE        compare the FILEs (candidate) with this one\n\
+  --fail-if-worse COL:TOL%:higher|lower\n\
+                         with --baseline, exit 1 when COL got worse than the\n\
+                           baseline by more than TOL% at the confidence level\n\
+                           (repeatable)\n\
+  --ci METHOD            auto, t, boot-t, percentile, bca or order (default\n\
+                           auto: t below 30 values, boot-t from 30 to 20000,\n\
+                           order statistics for the median)\n\
+  --ci-stat STAT         auto, mean, median or gmean (default auto: the mean,\n\
+                           the geometric mean of --ratio columns)\n\
   --confidence C         confidence level in (0, 1) (default 0.95)\n\
-  --resamples B          bootstrap resamples (default 10000; 0: no intervals)\n\
+  --resamples B          bootstrap resamples (default 10000; 0: no bootstrap)\n\
   --seed N               seed of the resampling (default: random, reported)\n\
   --percentiles LIST     percentile columns, 0 to 100 (default 5,95)\n\
-  --format csv|table     output format (default: table on a terminal, else csv)\n\
+  --format FORMAT        csv, table, json or markdown (default: table on a\n\
+                           terminal, else csv)\n\
   --plot                 add a ministat-style plot per column (table format)\n\
-  --strict               empty, NA and nan cells are errors, not missing\n\
+  --strict               missing, infinite and text cells are errors\n\
       --help             display this help and exit\n\
       --version          output version information and exit\n\
 \n\
-Exit status: 0 success, 64 bad option or a column not in the input,\n\
-65 malformed input, 66 no input rows or a missing file, 74 write error.\n\
+Exit status: 0 success, 1 a --fail-if-worse column regressed, 64 bad option\n\
+or a column not in the input, 65 malformed input (or a regression gate that\n\
+could not judge), 66 no input rows or a missing file, 74 write error.\n\
 See bench-summarize(1).\n", stdout);
   exit (EXIT_OK);
 }
@@ -86,14 +102,15 @@ main (int argc, char **argv)
 
   struct summarize_options options = { 0 };
   struct summary_config config = {
-    .bootstrap = { .method = BOOTSTRAP_PERCENTILE, .confidence = 0.95, .resamples = 10000 },
-    .ci_stat = BOOTSTRAP_MEAN,
+    .method = CI_AUTO, .stat = CI_STAT_AUTO, .confidence = 0.95, .resamples = 10000,
   };
-  bool seeded = false, plot = false;
+  bool seeded = false, plot = false, resamples_given = false;
   int format = -1;
   char **percentile_items = NULL;
   size_t npercentiles = 0;
   bool percentiles_given = false;
+  struct gate *gates = NULL;
+  size_t ngates = 0;
 
   int c;
   while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
@@ -116,19 +133,27 @@ main (int argc, char **argv)
         check_pair ("--compare", optarg, '=', "COL=LEVEL");
         options.compare = optarg;
         break;
+      case OPT_BASELINE:
+        options.baseline = optarg;
+        break;
+      case OPT_FAIL_IF_WORSE:
+        gates = xreallocarray (gates, ngates + 1, sizeof *gates);
+        gates[ngates++] = gate_parse ("--fail-if-worse", optarg);
+        break;
       case OPT_CI:
-        config.bootstrap.method = options_choice ("--ci", optarg, bootstrap_method_names);
+        config.method = options_choice ("--ci", optarg, ci_method_names);
         break;
       case OPT_CI_STAT:
-        config.ci_stat = options_choice ("--ci-stat", optarg, bootstrap_stat_names);
+        config.stat = options_choice ("--ci-stat", optarg, ci_stat_names);
         break;
       case OPT_CONFIDENCE:
-        config.bootstrap.confidence = options_double ("--confidence", optarg, 0, 1);
-        if (config.bootstrap.confidence <= 0 || config.bootstrap.confidence >= 1)
+        config.confidence = options_double ("--confidence", optarg, 0, 1);
+        if (config.confidence <= 0 || config.confidence >= 1)
           die (EXIT_USAGE, 0, "--confidence: '%s' out of range (0, 1)", optarg);
         break;
       case OPT_RESAMPLES:
-        config.bootstrap.resamples = options_uint ("--resamples", optarg, 0, 100000000);
+        config.resamples = options_uint ("--resamples", optarg, 0, 100000000);
+        resamples_given = true;
         break;
       case OPT_SEED:
         config.seed = options_uint ("--seed", optarg, 0, UINT64_MAX);
@@ -166,36 +191,70 @@ main (int argc, char **argv)
   config.percentiles = percentiles;
   config.npercentiles = npercentiles;
 
-  if (plot && format == SUMMARY_CSV)
+  /* Methods and statistics that do not go together.  */
+  bool median = config.stat == CI_STAT_MEDIAN;
+  if (median && (config.method == CI_T || config.method == CI_BOOT_T))
+    die (EXIT_USAGE, 0, "--ci %s: is for a mean; the median's intervals are order, "
+         "percentile and bca", ci_method_names[config.method]);
+  if (config.method == CI_ORDER && config.stat != CI_STAT_AUTO && !median)
+    die (EXIT_USAGE, 0, "--ci order: is for the median (--ci-stat median)");
+  bool bootstrap = config.method == CI_BOOT_T || config.method == CI_PERCENTILE
+    || config.method == CI_BCA || (config.method == CI_AUTO && !median);
+  /* A tail quantile needs some resamples beyond it to mean anything.  */
+  double need = ceil (20 / (1 - config.confidence) - 1e-9);
+  if (bootstrap && config.resamples > 0 && (double) config.resamples < need)
+    die (EXIT_USAGE, 0, "--resamples: %zu are too few for a %g%% interval (at least %.0f, "
+         "or 0 for none)", config.resamples, 100 * config.confidence, need);
+  if (bootstrap && config.resamples == 0 && config.method != CI_AUTO)
+    die (EXIT_USAGE, 0, "--ci %s: needs --resamples above 0", ci_method_names[config.method]);
+  (void) resamples_given;
+
+  if (options.baseline && options.compare)
+    die (EXIT_USAGE, 0, "--baseline: compares with the baseline file; not with --compare");
+  if (ngates && !options.baseline)
+    die (EXIT_USAGE, 0, "--fail-if-worse: needs --baseline");
+  if (plot && format >= 0 && format != SUMMARY_TABLE)
     die (EXIT_USAGE, 0, "--plot: needs --format table");
   if (format < 0)
     format = plot || isatty (STDOUT_FILENO) ? SUMMARY_TABLE : SUMMARY_CSV;
+  config.progress = isatty (STDERR_FILENO);
 
-  if (!seeded && config.bootstrap.resamples > 0)
-    {
-      config.seed = rng_entropy_seed ();
-      warn (0, "seed %" PRIu64, config.seed);
-    }
+  if (!seeded && bootstrap && config.resamples > 0)
+    config.seed = rng_entropy_seed ();
 
   struct summary_data *data = summarize_new (&options);
-  if (optind == argc)
-    summarize_read (data, "-");
-  for (int i = optind; i < argc; i++)
-    summarize_read (data, argv[i]);
+  summarize_read_all (data, argv + optind, (size_t) (argc - optind));
   summarize_finish (data);
+  gate_require (gates, ngates, data);
 
   size_t nrows;
   struct summary_row *rows = summarize_compute (data, &config, &nrows);
+  /* A drawn seed is worth reporting only where something drew from it.  */
+  bool drew = false;
+  for (size_t r = 0; r < nrows; r++)
+    drew |= rows[r].seeded && !rows[r].ci_why;
+  if (!seeded && drew)
+    warn (0, "seed %" PRIu64, config.seed);
   summary_output (stdout, format, data, rows, nrows, &config, labels);
   if (plot)
     summary_output_plot (stdout, data, rows, nrows);
+  int status = EXIT_OK;
+  if (ngates)
+    {
+      /* The output first, so a failed gate still shows its numbers.  */
+      fflush (stdout);
+      status = gate_check (gates, ngates, data, rows, nrows, config.confidence);
+    }
 
   summarize_free (data, rows, nrows);
+  for (size_t i = 0; i < ngates; i++)
+    free (gates[i].column);
+  free (gates);
   options_list_free (options.by, options.nby);
   options_list_free (options.value, options.nvalue);
   options_list_free (options.ratio, options.nratio);
   options_list_free (percentile_items, npercentiles);
   options_list_free (labels, npercentiles);
   free (percentiles);
-  return EXIT_OK;
+  return status;
 }

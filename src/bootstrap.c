@@ -1,4 +1,4 @@
-/* bootstrap.c -- percentile and BCa bootstrap intervals. */
+/* bootstrap.c -- percentile, BCa and bootstrap-t intervals. */
 #include "system.h"
 #include "bootstrap.h"
 #include "die.h"
@@ -8,10 +8,7 @@
 #include <math.h>
 
 const char *const bootstrap_method_names[BOOTSTRAP_METHOD_COUNT + 1] = {
-  "percentile", "bca", NULL
-};
-const char *const bootstrap_stat_names[BOOTSTRAP_STAT_COUNT + 1] = {
-  "mean", "median", NULL
+  "percentile", "bca", "boot-t", NULL
 };
 
 double
@@ -101,13 +98,13 @@ jackknife_moments (const double *jack, size_t n, double *cubes, double *squares)
 
 /* Turn the sorted replicates into an interval.  ACCELERATION is used only
    for BCa.  */
-static bool
+static const char *
 interval (const struct bootstrap_config *config, double *reps, size_t b,
           double observed, double acceleration, double *low, double *high)
 {
   stats_sort (reps, b);
   if (!(reps[0] < reps[b - 1]))
-    return false;
+    return "every resample gives the same value";
   double alpha = (1 - config->confidence) / 2;
   double p_low = alpha, p_high = 1 - alpha;
   if (config->method == BOOTSTRAP_BCA)
@@ -124,32 +121,88 @@ interval (const struct bootstrap_config *config, double *reps, size_t b,
       p_low = dist_normal_cdf (z0 + (z0 + zl) / (1 - a * (z0 + zl)));
       p_high = dist_normal_cdf (z0 + (z0 + zh) / (1 - a * (z0 + zh)));
       if (!isfinite (z0) || !(p_low >= 0 && p_low <= 1) || !(p_high >= 0 && p_high <= 1))
-        return false;
+        return "the BCa correction is not finite";
     }
   *low = stats_quantile_sorted (reps, b, p_low);
   *high = stats_quantile_sorted (reps, b, p_high);
-  return isfinite (*low) && isfinite (*high);
+  return isfinite (*low) && isfinite (*high) ? NULL : "the interval is not finite";
 }
 
+/* The acceleration, or NaN for a degenerate jackknife (every
+   leave-one-out value the same), where BCa is undefined.  */
 static double
 acceleration (double cubes, double squares)
 {
-  return squares > 0 ? cubes / (6 * pow (squares, 1.5)) : 0;
+  return squares > 0 ? cubes / (6 * pow (squares, 1.5)) : NAN;
 }
 
-bool
+/* Bootstrap-t for the mean: the quantiles of the studentized resamples
+   (mean* - mean) / se* turned around the observed mean.  */
+static const char *
+studentized (const struct bootstrap_config *config, const double *x, size_t n,
+             struct rng *rng, double *low, double *high)
+{
+  size_t b = config->resamples;
+  double mean = stats_mean (x, n);
+  double se = stats_sd (x, n, mean) / sqrt ((double) n);
+  if (!(se > 0))
+    return "all values equal";
+  double *reps = xmalloc (b * sizeof *reps);
+  for (size_t r = 0; r < b; r++)
+    {
+      if (config->progress && r % 1024 == 0)
+        config->progress (r, b);
+      /* Deviations from the sample mean keep the sums small.  */
+      long double s1 = 0, s2 = 0;
+      for (size_t i = 0; i < n; i++)
+        {
+          long double d = (long double) x[rng_below (rng, n)] - mean;
+          s1 += d;
+          s2 += d * d;
+        }
+      long double var = (s2 - s1 * s1 / n) / (n - 1);
+      double shift = (double) (s1 / n);
+      double se_r = var > 0 ? (double) sqrtl (var / n) : 0;
+      reps[r] = se_r > 0 ? shift / se_r : shift > 0 ? INFINITY : shift < 0 ? -INFINITY : 0;
+    }
+  stats_sort (reps, b);
+  double alpha = (1 - config->confidence) / 2;
+  double t_low = stats_quantile_sorted (reps, b, alpha);
+  double t_high = stats_quantile_sorted (reps, b, 1 - alpha);
+  free (reps);
+  *low = mean - t_high * se;
+  *high = mean - t_low * se;
+  if (!isfinite (*low) || !isfinite (*high))
+    return "too many resamples without spread";
+  return NULL;
+}
+
+const char *
 bootstrap_ci (const struct bootstrap_config *config, enum bootstrap_stat stat,
               const double *x, size_t n, struct rng *rng,
               double *low, double *high)
 {
   *low = *high = NAN;
-  if (n < 2 || config->resamples == 0)
-    return false;
+  if (n < 2)
+    return "fewer than 2 values";
+  if (config->resamples == 0)
+    return "no resamples";
+  if (config->method == BOOTSTRAP_STUDENT)
+    {
+      const char *why = studentized (config, x, n, rng, low, high);
+      if (why)
+        *low = *high = NAN;
+      return why;
+    }
   size_t b = config->resamples;
   double *reps = xmalloc (b * sizeof *reps);
   double *scratch = xmalloc (n * sizeof *scratch);
   for (size_t r = 0; r < b; r++)
-    reps[r] = resample_statistic (stat, x, n, scratch, rng);
+    {
+      if (config->progress && r % 1024 == 0)
+        config->progress (r, b);
+      reps[r] = resample_statistic (stat, x, n, scratch, rng);
+    }
 
   double a = 0;
   if (config->method == BOOTSTRAP_BCA)
@@ -159,60 +212,11 @@ bootstrap_ci (const struct bootstrap_config *config, enum bootstrap_stat stat,
       jackknife_moments (scratch, n, &cubes, &squares);
       a = acceleration (cubes, squares);
     }
-  bool ok = interval (config, reps, b, bootstrap_statistic (stat, x, n), a, low, high);
-  if (!ok)
+  const char *why = isnan (a) ? "the jackknife is degenerate (BCa undefined)"
+    : interval (config, reps, b, bootstrap_statistic (stat, x, n), a, low, high);
+  if (why)
     *low = *high = NAN;
   free (scratch);
   free (reps);
-  return ok;
-}
-
-bool
-bootstrap_ratio_ci (const struct bootstrap_config *config,
-                    const double *num, size_t n_num,
-                    const double *den, size_t n_den, struct rng *rng,
-                    double *low, double *high)
-{
-  *low = *high = NAN;
-  if (n_num < 2 || n_den < 2 || config->resamples == 0)
-    return false;
-  size_t b = config->resamples;
-  double *reps = xmalloc (b * sizeof *reps);
-  for (size_t r = 0; r < b; r++)
-    {
-      reps[r] = resample_statistic (BOOTSTRAP_MEAN, num, n_num, NULL, rng)
-        / resample_statistic (BOOTSTRAP_MEAN, den, n_den, NULL, rng);
-      /* A resample whose base mean is 0 has no ratio: the distribution
-         the interval would come from does not exist, so give none.  */
-      if (!isfinite (reps[r]))
-        {
-          free (reps);
-          return false;
-        }
-    }
-
-  double mean_num = stats_mean (num, n_num), mean_den = stats_mean (den, n_den);
-  double a = 0;
-  if (config->method == BOOTSTRAP_BCA)
-    {
-      /* Jackknife each sample in turn with the other held whole.  */
-      size_t most = n_num > n_den ? n_num : n_den;
-      double *jack = xmalloc (most * sizeof *jack);
-      double cubes = 0, squares = 0;
-      jackknife (BOOTSTRAP_MEAN, num, n_num, jack);
-      for (size_t i = 0; i < n_num; i++)
-        jack[i] /= mean_den;
-      jackknife_moments (jack, n_num, &cubes, &squares);
-      jackknife (BOOTSTRAP_MEAN, den, n_den, jack);
-      for (size_t i = 0; i < n_den; i++)
-        jack[i] = mean_num / jack[i];
-      jackknife_moments (jack, n_den, &cubes, &squares);
-      a = acceleration (cubes, squares);
-      free (jack);
-    }
-  bool ok = interval (config, reps, b, mean_num / mean_den, a, low, high);
-  if (!ok)
-    *low = *high = NAN;
-  free (reps);
-  return ok;
+  return why;
 }

@@ -6,7 +6,10 @@
    from the share of resampled statistics below the observed one (ties
    count half), and the acceleration a, from the skewness of the
    jackknife values; with several samples the jackknife runs over each in
-   turn, as scipy.stats.bootstrap does.  */
+   turn, as scipy.stats.bootstrap does.  Bootstrap-t (boot-t, for the
+   mean) takes the quantiles of (mean* - mean) / se* over the resamples
+   and turns them around the observed mean (Efron and Tibshirani 1993,
+   ch. 12).  */
 #ifndef ARENABENCH_BOOTSTRAP_H
 #define ARENABENCH_BOOTSTRAP_H
 
@@ -15,17 +18,19 @@
 
 #include "rng.h"
 
-enum bootstrap_method { BOOTSTRAP_PERCENTILE, BOOTSTRAP_BCA, BOOTSTRAP_METHOD_COUNT };
-enum bootstrap_stat { BOOTSTRAP_MEAN, BOOTSTRAP_MEDIAN, BOOTSTRAP_STAT_COUNT };
+enum bootstrap_method
+{ BOOTSTRAP_PERCENTILE, BOOTSTRAP_BCA, BOOTSTRAP_STUDENT, BOOTSTRAP_METHOD_COUNT };
+enum bootstrap_stat { BOOTSTRAP_MEAN, BOOTSTRAP_MEDIAN };
 
 extern const char *const bootstrap_method_names[BOOTSTRAP_METHOD_COUNT + 1];
-extern const char *const bootstrap_stat_names[BOOTSTRAP_STAT_COUNT + 1];
 
 struct bootstrap_config
 {
   enum bootstrap_method method;
   double confidence;            /* in (0, 1) */
   size_t resamples;
+  /* Called now and then with the resamples done so far, or NULL.  */
+  void (*progress) (size_t done, size_t total);
 };
 
 /* The statistic STAT of X[0..N), as the bootstrap computes it (the mean
@@ -33,18 +38,12 @@ struct bootstrap_config
 double bootstrap_statistic (enum bootstrap_stat stat, const double *x, size_t n);
 
 /* Interval for STAT of X[0..N) into *LOW, *HIGH, drawing from RNG.
-   Returns false, leaving them NaN, when there is no interval to give:
+   Returns NULL, or the reason there is no interval (leaving them NaN):
    N < 2, no resamples, every resample giving the same value (all data
-   equal), or a BCa correction that is not finite.  */
-bool bootstrap_ci (const struct bootstrap_config *config, enum bootstrap_stat stat,
-                   const double *x, size_t n, struct rng *rng,
-                   double *low, double *high);
-
-/* Interval for mean(NUM) / mean(DEN), resampling the two samples
-   independently.  Same failure rules, each sample needing N >= 2.  */
-bool bootstrap_ratio_ci (const struct bootstrap_config *config,
-                         const double *num, size_t n_num,
-                         const double *den, size_t n_den, struct rng *rng,
-                         double *low, double *high);
+   equal), a degenerate jackknife or a BCa correction that is not
+   finite.  BOOTSTRAP_STUDENT is for the mean only.  */
+const char *bootstrap_ci (const struct bootstrap_config *config, enum bootstrap_stat stat,
+                          const double *x, size_t n, struct rng *rng,
+                          double *low, double *high);
 
 #endif

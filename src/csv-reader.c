@@ -27,6 +27,10 @@ static void
 on_field (void *data, size_t len, void *context)
 {
   struct csv_reader *r = context;
+  /* A NUL would cut the field short for every string function after.  */
+  if (len && memchr (data, '\0', len))
+    die (EXIT_DATAERR, 0, "%s: line %zu, column %zu: a NUL byte in the field",
+         r->source, r->line + 1, r->nfields + 1);
   if (r->nfields == r->fields_size)
     {
       r->fields_size = r->fields_size ? 2 * r->fields_size : 16;
@@ -102,28 +106,44 @@ parse_failed (struct csv_reader *r)
   die (EXIT_DATAERR, 0, "%s: line %zu: %s", r->source, r->line + 1, why);
 }
 
+/* Read into BUFFER[0..SIZE); 0 at the end of input.  */
+static size_t
+read_some (int fd, char *buffer, size_t size, const char *source)
+{
+  for (;;)
+    {
+      ssize_t got = read (fd, buffer, size);
+      if (got >= 0)
+        return (size_t) got;
+      if (errno == EISDIR)      /* input, not a write: a missing input */
+        die (EXIT_NOINPUT, errno, "%s", source);
+      if (errno != EINTR)
+        die (EXIT_IOERR, errno, "%s: read error", source);
+    }
+}
+
 void
 csv_reader_read_fd (struct csv_reader *r, int fd, const char *source)
 {
+  static const char bom[] = "\xef\xbb\xbf";
   char buffer[1 << 16];
   r->source = source;
   r->line = 0;
+  /* The first three bytes whole, to skip a UTF-8 byte order mark.  */
+  size_t have = 0, got;
+  while (have < 3 && (got = read_some (fd, buffer + have, sizeof buffer - have, source)) > 0)
+    have += got;
+  size_t skip = have >= 3 && memcmp (buffer, bom, 3) == 0 ? 3 : 0;
   for (;;)
     {
-      ssize_t got = read (fd, buffer, sizeof buffer);
-      if (got < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          if (errno == EISDIR)      /* input, not a write: a missing input */
-            die (EXIT_NOINPUT, errno, "%s", source);
-          die (EXIT_IOERR, errno, "%s: read error", source);
-        }
-      if (got == 0)
-        break;
-      if (csv_parse (&r->parser, buffer, (size_t) got, on_field, on_record, r)
-          != (size_t) got)
+      if (have > skip
+          && csv_parse (&r->parser, buffer + skip, have - skip, on_field, on_record, r)
+             != have - skip)
         parse_failed (r);
+      skip = 0;
+      have = read_some (fd, buffer, sizeof buffer, source);
+      if (have == 0)
+        break;
     }
   if (csv_fini (&r->parser, on_field, on_record, r) != 0)
     parse_failed (r);

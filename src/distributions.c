@@ -120,40 +120,70 @@ beta_fraction (double a, double b, double x)
   return h;
 }
 
+/* I_X(A, B) and its complement 1 - I_X(A, B) into *LOWER and *UPPER,
+   given X and Y = 1 - X separately, so neither tail is found by
+   subtracting the other from 1 where it is the small one.  */
+static void
+beta_both (double a, double b, double x, double y, double *lower, double *upper)
+{
+  if (x == 0 || y == 0)
+    {
+      *lower = x == 0 ? 0 : 1;
+      *upper = 1 - *lower;
+      return;
+    }
+  /* x^a y^b / B(a, b), in logs to survive large A and B.  */
+  double log_front = lgamma (a + b) - lgamma (a) - lgamma (b)
+    + a * log (x) + b * log (y);
+  double front = exp (log_front);
+  if (x < (a + 1) / (a + b + 2))
+    {
+      *lower = front * beta_fraction (a, b, x) / a;
+      *upper = 1 - *lower;
+    }
+  else
+    {
+      /* The symmetry I_x(a, b) = 1 - I_y(b, a), where that converges.  */
+      *upper = front * beta_fraction (b, a, y) / b;
+      *lower = 1 - *upper;
+    }
+}
+
 double
 dist_incomplete_beta (double a, double b, double x)
 {
   if (isnan (x) || isnan (a) || isnan (b) || a <= 0 || b <= 0 || x < 0 || x > 1)
     return NAN;
-  if (x == 0 || x == 1)
-    return x;
-  /* x^a (1-x)^b / (a B(a, b)), in logs to survive large A and B.  */
-  double log_front = lgamma (a + b) - lgamma (a) - lgamma (b)
-    + a * log (x) + b * log1p (-x);
-  double front = exp (log_front);
-  if (x < (a + 1) / (a + b + 2))
-    return front * beta_fraction (a, b, x) / a;
-  /* Use the symmetry I_x(a, b) = 1 - I_{1-x}(b, a) where that converges.  */
-  return 1 - front * beta_fraction (b, a, 1 - x) / b;
+  double lower, upper;
+  beta_both (a, b, x, 1 - x, &lower, &upper);
+  return lower;
 }
 
 /* P(T > |T|) for DF degrees of freedom, computed as a tail directly so
-   that small p-values keep their relative accuracy.  */
+   that small p-values keep their relative accuracy down to the smallest
+   doubles: the two-sided tail is I_x(df/2, 1/2) with x = df/(df+t^2),
+   and 1 - x = t^2/(df+t^2) is formed without cancellation.  */
 static double
 t_upper_tail (double t, double df)
 {
   if (isinf (t))
     return 0;
   double t2 = t * t;
-  /* I_{df/(df+t^2)}(df/2, 1/2) is the two-sided tail; with large T the
-     argument df/(df+t^2) is computed without cancellation.  */
-  double x = df / (df + t2);
-  double tail;
-  if (x < 0.5)
-    tail = dist_incomplete_beta (df / 2, 0.5, x);
+  double x, y;
+  if (t2 > df)
+    {
+      double r = df / t2;       /* no overflow of df + t^2 */
+      x = r / (1 + r);
+      y = 1 / (1 + r);
+    }
   else
-    tail = 1 - dist_incomplete_beta (0.5, df / 2, t2 / (df + t2));
-  return tail / 2;
+    {
+      x = df / (df + t2);
+      y = t2 / (df + t2);
+    }
+  double lower, upper;
+  beta_both (df / 2, 0.5, x, y, &lower, &upper);
+  return lower / 2;
 }
 
 double
@@ -172,4 +202,66 @@ dist_t_two_sided_p (double t, double df)
     return NAN;
   double p = 2 * t_upper_tail (fabs (t), df);
   return p > 1 ? 1 : p;
+}
+
+/* The density of Student's t.  */
+static double
+t_density (double t, double df)
+{
+  return exp (lgamma ((df + 1) / 2) - lgamma (df / 2) - 0.5 * log (df * M_PI)
+              - (df + 1) / 2 * log1p (t * t / df));
+}
+
+double
+dist_t_quantile (double p, double df)
+{
+  if (isnan (p) || isnan (df) || df <= 0 || p < 0 || p > 1)
+    return NAN;
+  if (p == 0 || p == 1)
+    return p == 0 ? -INFINITY : INFINITY;
+  if (p == 0.5)
+    return 0;
+  /* Solve for the upper tail Q = min(p, 1-p) with t > 0, then mirror:
+     Newton steps on the tail, kept inside a bracket by bisection.  */
+  double q = p < 0.5 ? p : 1 - p;
+  double lo = 0, hi = 1;
+  while (t_upper_tail (hi, df) > q)
+    {
+      lo = hi;
+      hi *= 2;
+      if (isinf (hi))
+        return p < 0.5 ? -INFINITY : INFINITY;
+    }
+  double t = fmax (lo, fmin (hi, -dist_normal_quantile (q)));
+  for (int i = 0; i < 200; i++)
+    {
+      double f = t_upper_tail (t, df) - q;
+      if (f == 0)
+        break;
+      if (f > 0)
+        lo = t;
+      else
+        hi = t;
+      double next = t + f / t_density (t, df);
+      if (!(next > lo && next < hi))
+        next = lo + (hi - lo) / 2;
+      if (fabs (next - t) <= 4 * DBL_EPSILON * t || hi - lo <= 4 * DBL_EPSILON * hi)
+        {
+          t = next;
+          break;
+        }
+      t = next;
+    }
+  return p < 0.5 ? -t : t;
+}
+
+double
+dist_binomial_half_cdf (unsigned long k, unsigned long n)
+{
+  if (k >= n)
+    return 1;
+  /* P(B <= k) = I_{1/2}(n - k, k + 1).  */
+  double lower, upper;
+  beta_both ((double) (n - k), (double) k + 1, 0.5, 0.5, &lower, &upper);
+  return lower;
 }

@@ -22,7 +22,14 @@ double dist_incomplete_beta (double a, double b, double x);
    P(T <= T).  */
 double dist_t_cdf (double t, double df);
 
-/* P(|T| >= |T|): the two-sided p-value of a t statistic.  */
+/* P(|T| >= |T|): the two-sided p-value of a t statistic, with full
+   relative accuracy in the tail down to about 1e-300.  */
 double dist_t_two_sided_p (double t, double df);
+
+/* Inverse of dist_t_cdf for P in [0, 1]: -inf at 0, +inf at 1.  */
+double dist_t_quantile (double p, double df);
+
+/* P(B <= K) for B binomial with N trials and success chance 1/2.  */
+double dist_binomial_half_cdf (unsigned long k, unsigned long n);
 
 #endif

@@ -1,7 +1,6 @@
 /* stats.c -- descriptive statistics: stable moments, selection, quantiles. */
 #include "system.h"
 #include "stats.h"
-#include "distributions.h"
 
 #include <math.h>
 
@@ -187,20 +186,4 @@ void
 stats_sort (double *x, size_t n)
 {
   qsort (x, n, sizeof *x, double_compare);
-}
-
-double
-stats_welch_p (double mean1, double sd1, size_t n1,
-               double mean2, double sd2, size_t n2)
-{
-  if (n1 < 2 || n2 < 2)
-    return NAN;
-  double v1 = sd1 * sd1 / (double) n1, v2 = sd2 * sd2 / (double) n2;
-  double se2 = v1 + v2;
-  if (!(se2 > 0))
-    return NAN;
-  double t = (mean1 - mean2) / sqrt (se2);
-  /* Welch-Satterthwaite degrees of freedom.  */
-  double df = se2 * se2 / (v1 * v1 / (double) (n1 - 1) + v2 * v2 / (double) (n2 - 1));
-  return dist_t_two_sided_p (t, df);
 }

@@ -41,10 +41,4 @@ double stats_quantile_sorted (const double *sorted, size_t n, double p);
 /* Sort ascending (NaN-free data).  */
 void stats_sort (double *x, size_t n);
 
-/* Welch's unequal-variance t-test: two-sided p-value for the difference
-   of two means, given each sample's mean, SD and size.  NaN when either
-   size is below 2 or both variances are zero.  */
-double stats_welch_p (double mean1, double sd1, size_t n1,
-                      double mean2, double sd2, size_t n2);
-
 #endif

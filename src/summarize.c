@@ -1,131 +1,12 @@
-/* summarize.c -- grouping benchmark rows and computing their summaries. */
+/* summarize.c -- reading benchmark rows into groups of value columns. */
 #include "system.h"
 #include "summarize.h"
+#include "cell-parse.h"
 #include "csv-reader.h"
 #include "die.h"
-#include "rng.h"
-#include "stats.h"
+#include "key-table.h"
 
 #include <math.h>
-#include <strings.h>
-
-/* Open-addressing hash table from byte strings to indexes.  The key bytes
-   live back to back in one buffer, so a new group costs no malloc.  */
-struct key_entry
-{
-  uint64_t hash;
-  size_t start, len, value;
-};
-
-struct key_table
-{
-  size_t *slots;                /* entry index + 1; 0 is empty */
-  size_t mask;
-  struct key_entry *entries;
-  size_t count, capacity;
-  char *bytes;
-  size_t used, size;
-};
-
-static uint64_t
-hash_bytes (const char *key, size_t len)
-{
-  /* FNV-1a, then a multiply-xorshift so the low bits used as the slot
-     depend on every byte.  */
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char) key[i]) * 0x100000001b3ULL;
-  h ^= h >> 32;
-  h *= 0xd6e8feb86659fd93ULL;
-  return h ^ (h >> 32);
-}
-
-static void
-table_grow (struct key_table *t)
-{
-  size_t size = t->slots ? 2 * (t->mask + 1) : 64;
-  free (t->slots);
-  t->slots = xcalloc (size, sizeof *t->slots);
-  t->mask = size - 1;
-  for (size_t e = 0; e < t->count; e++)
-    {
-      size_t s = t->entries[e].hash & t->mask;
-      while (t->slots[s])
-        s = (s + 1) & t->mask;
-      t->slots[s] = e + 1;
-    }
-}
-
-/* The value stored for KEY, or NEXT after storing it there.  With NEXT
-   SIZE_MAX, only look.  */
-static size_t
-table_intern (struct key_table *t, const char *key, size_t len, size_t next)
-{
-  if (!t->slots)
-    table_grow (t);
-  uint64_t h = hash_bytes (key, len);
-  size_t s = h & t->mask;
-  for (; t->slots[s]; s = (s + 1) & t->mask)
-    {
-      const struct key_entry *e = &t->entries[t->slots[s] - 1];
-      if (e->hash == h && e->len == len
-          && (len == 0 || memcmp (t->bytes + e->start, key, len) == 0))
-        return e->value;
-    }
-  if (next == SIZE_MAX)
-    return SIZE_MAX;
-  if (t->count == t->capacity)
-    {
-      t->capacity = t->capacity ? 2 * t->capacity : 64;
-      t->entries = xreallocarray (t->entries, t->capacity, sizeof *t->entries);
-    }
-  if (t->used + len > t->size)
-    {
-      while (t->used + len > t->size)
-        t->size = t->size ? 2 * t->size : 4096;
-      t->bytes = xrealloc (t->bytes, t->size);
-    }
-  if (len)                      /* no --by: the one key is empty */
-    memcpy (t->bytes + t->used, key, len);
-  t->entries[t->count] = (struct key_entry) { h, t->used, len, next };
-  t->used += len;
-  t->slots[s] = ++t->count;
-  /* Keep the load under one half.  */
-  if (2 * t->count > t->mask + 1)
-    table_grow (t);
-  return next;
-}
-
-static void
-table_free (struct key_table *t)
-{
-  free (t->slots);
-  free (t->entries);
-  free (t->bytes);
-}
-
-/* A key made of several strings, each preceded by its length so that
-   ("a,b", "c") and ("a", "b,c") differ.  */
-struct key_buffer
-{
-  char *text;
-  size_t used, size;
-};
-
-static void
-key_add (struct key_buffer *k, const char *field, size_t len)
-{
-  size_t need = k->used + sizeof len + len;
-  if (need > k->size)
-    {
-      while (need > k->size)
-        k->size = k->size ? 2 * k->size : 256;
-      k->text = xrealloc (k->text, k->size);
-    }
-  memcpy (k->text + k->used, &len, sizeof len);
-  memcpy (k->text + k->used + sizeof len, field, len);
-  k->used = need;
-}
 
 struct summarize_reader
 {
@@ -133,7 +14,8 @@ struct summarize_reader
   char **header;                /* the first input's column names */
   size_t ncolumns;
   size_t *position;             /* column -> field position in this input */
-  size_t *group_columns;        /* group name -> column */
+  size_t *group_columns;        /* group name -> column; SIZE_MAX: source */
+  const char *level;            /* --baseline: this input's source level */
   bool started;
   struct key_table groups;
   struct key_buffer key;
@@ -177,6 +59,25 @@ is_group_column (const struct summary_data *d, const struct summarize_reader *r,
   return false;
 }
 
+/* Make COLUMN (SIZE_MAX: the --baseline source) the compared one, adding
+   it to the group columns unless --by already has it.  */
+static void
+set_compared (struct summary_data *d, struct summarize_reader *r, size_t column,
+              const char *name, const char *level)
+{
+  d->compare_level = xstrdup (level);
+  d->compare_index = SIZE_MAX;
+  for (size_t i = 0; i < d->ngroup_names; i++)
+    if (column != SIZE_MAX && r->group_columns[i] == column)
+      d->compare_index = i;
+  if (d->compare_index == SIZE_MAX)
+    {
+      d->compare_index = d->ngroup_names;
+      r->group_columns[d->ngroup_names] = column;
+      d->group_names[d->ngroup_names++] = xstrdup (name);
+    }
+}
+
 /* The first header fixes the columns; resolve every option against it.  */
 static void
 first_header (struct summary_data *d, struct summarize_reader *r,
@@ -205,21 +106,15 @@ first_header (struct summary_data *d, struct summarize_reader *r,
       const char *eq = strchr (o->compare, '=');
       char *name = xstrdup (o->compare);
       name[eq - o->compare] = '\0';
-      size_t column = require_column (r, "--compare", name);
-      d->compare_level = xstrdup (eq + 1);
-      /* Compared levels are groups of their own: add the column to the
-         group columns unless --by already has it.  */
-      d->compare_index = SIZE_MAX;
-      for (size_t i = 0; i < d->ngroup_names; i++)
-        if (r->group_columns[i] == column)
-          d->compare_index = i;
-      if (d->compare_index == SIZE_MAX)
-        {
-          d->compare_index = d->ngroup_names;
-          r->group_columns[d->ngroup_names] = column;
-          d->group_names[d->ngroup_names++] = xstrdup (name);
-        }
+      set_compared (d, r, require_column (r, "--compare", name), name, eq + 1);
       free (name);
+    }
+  else if (o->baseline)
+    {
+      if (column_index (r, SUMMARY_BASELINE_COLUMN) != SIZE_MAX)
+        die (EXIT_USAGE, 0, "--baseline: the input has a column '%s' already",
+             SUMMARY_BASELINE_COLUMN);
+      set_compared (d, r, SIZE_MAX, SUMMARY_BASELINE_COLUMN, SUMMARY_BASELINE_LEVEL);
     }
 
   if (o->value)
@@ -277,85 +172,15 @@ later_header (struct summarize_reader *r, const struct csv_record *record)
       r->position[i] = i;
 }
 
-enum cell_kind { CELL_NUMBER, CELL_MISSING, CELL_BAD };
-
-static const double powers_of_ten[] = {
-  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
-};
-
+/* A data line that repeats this input's header, as concatenated run
+   reports have.  */
 static bool
-is_missing (const char *s, size_t len)
+is_header_again (const struct summarize_reader *r, const struct csv_record *record)
 {
-  return len == 0 || (len == 2 && s[0] == 'N' && s[1] == 'A')
-    || (len == 3 && strcasecmp (s, "nan") == 0);
-}
-
-/* Parse a cell.  Plain decimals with at most 2^53 as mantissa and a
-   power of ten up to 22 are exact in one multiply or divide (Clinger's
-   fast path), which covers timings; anything else goes to strtod.  */
-static enum cell_kind
-parse_cell (const char *s, size_t len, double *value)
-{
-  const char *p = s, *end = s + len;
-  bool negative = false;
-  if (p < end && (*p == '-' || *p == '+'))
-    negative = *p++ == '-';
-  uint64_t mantissa = 0;
-  int exponent = 0;
-  bool digits = false;
-  for (; p < end && (unsigned) (*p - '0') < 10; p++, digits = true)
-    {
-      if (mantissa >= 100000000000000000ULL)
-        goto slow;
-      mantissa = mantissa * 10 + (unsigned) (*p - '0');
-    }
-  if (p < end && *p == '.')
-    for (p++; p < end && (unsigned) (*p - '0') < 10; p++, digits = true)
-      {
-        if (mantissa >= 100000000000000000ULL)
-          goto slow;
-        mantissa = mantissa * 10 + (unsigned) (*p - '0');
-        exponent--;
-      }
-  if (!digits)
-    goto slow;
-  if (p < end && (*p == 'e' || *p == 'E'))
-    {
-      p++;
-      bool minus = false;
-      if (p < end && (*p == '-' || *p == '+'))
-        minus = *p++ == '-';
-      if (p == end || (unsigned) (*p - '0') >= 10)
-        goto slow;
-      int e = 0;
-      for (; p < end && (unsigned) (*p - '0') < 10; p++)
-        {
-          if (e > 10000)
-            goto slow;
-          e = e * 10 + (*p - '0');
-        }
-      exponent += minus ? -e : e;
-    }
-  if (p != end || mantissa > (1ULL << 53) || exponent < -22 || exponent > 22)
-    goto slow;
-  double v = (double) mantissa;
-  v = exponent < 0 ? v / powers_of_ten[-exponent] : v * powers_of_ten[exponent];
-  *value = negative ? -v : v;
-  return CELL_NUMBER;
-
-slow:
-  if (is_missing (s, len))
-    return CELL_MISSING;
-  char *stop;
-  errno = 0;
-  double d = strtod (s, &stop);
-  while (stop < end && (*stop == ' ' || *stop == '\t'))
-    stop++;
-  if (stop == s || stop != end || !isfinite (d))
-    return CELL_BAD;
-  *value = d;
-  return CELL_NUMBER;
+  for (size_t i = 0; i < r->ncolumns; i++)
+    if (!STREQ (record->fields[r->position[i]], r->header[i]))
+      return false;
+  return true;
 }
 
 static void
@@ -369,25 +194,45 @@ cell_push (struct summary_cell *c, double v)
   c->values[c->n++] = v;
 }
 
-static _Noreturn void
-not_a_number (const struct csv_record *record, const char *column, const char *text)
+static const char *
+cell_complaint (enum cell_kind kind)
 {
-  die (EXIT_DATAERR, 0, "line %zu, column '%s': '%s' is not a number",
-       record->line, column, text);
+  return kind == CELL_TEXT ? "is not a number"
+    : kind == CELL_INFINITE ? "is infinite" : "is missing";
 }
 
-/* An explicitly named column: anything but a number or a tolerated
-   missing cell is an error.  */
-static enum cell_kind
-parse_named (const struct summarize_reader *r, const struct csv_record *record,
-             size_t column, double *v)
+/* Remember where a bad cell of VALUE was, for the warning or error.  */
+static void
+note_cell (struct summary_value *value, const struct csv_record *record, const char *text)
 {
-  const char *text = record->fields[r->position[column]];
-  size_t len = record->lengths[r->position[column]];
-  enum cell_kind kind = parse_cell (text, len, v);
-  if (kind == CELL_BAD || (kind == CELL_MISSING && r->options->strict))
-    not_a_number (record, r->header[column], text);
-  return kind;
+  if (value->nnotes == SUMMARY_CELL_NOTES)
+    return;
+  value->notes[value->nnotes++] = (struct cell_note) {
+    xstrdup (record->source), record->line, xstrdup (text)
+  };
+}
+
+/* Count a cell of KIND in VALUE; dies at once where the column is
+   known to be summarized and strictness forbids the cell.  */
+static void
+count_cell (struct summary_value *value, const struct summarize_reader *r,
+            const struct csv_record *record, const char *column, const char *text,
+            enum cell_kind kind)
+{
+  if (kind == CELL_NUMBER)
+    {
+      value->numbers++;
+      return;
+    }
+  bool bad = kind != CELL_MISSING || r->options->strict;
+  if (!bad)
+    return;
+  if (value->explicit_ && r->options->strict)
+    die (EXIT_DATAERR, 0, "%s: line %zu, column '%s': '%s' %s", record->source,
+         record->line, column, text, cell_complaint (kind));
+  value->texts += kind == CELL_TEXT;
+  value->infinite += kind == CELL_INFINITE;
+  note_cell (value, record, text);
 }
 
 static void
@@ -397,22 +242,33 @@ data_row (struct summary_data *d, struct summarize_reader *r,
   if (record->nfields != r->ncolumns)
     die (EXIT_DATAERR, 0, "%s: line %zu: expected %zu fields, found %zu",
          record->source, record->line, r->ncolumns, record->nfields);
+  if (is_header_again (r, record))
+    {
+      d->repeated_headers++;
+      return;
+    }
   d->rows++;
 
   r->key.used = 0;
   for (size_t i = 0; i < d->ngroup_names; i++)
     {
-      size_t f = r->position[r->group_columns[i]];
-      key_add (&r->key, record->fields[f], record->lengths[f]);
+      size_t c = r->group_columns[i];
+      if (c == SIZE_MAX)
+        key_buffer_add (&r->key, r->level, strlen (r->level));
+      else
+        key_buffer_add (&r->key, record->fields[r->position[c]], record->lengths[r->position[c]]);
     }
-  size_t g = table_intern (&r->groups, r->key.text, r->key.used, d->ngroups);
+  size_t g = key_table_intern (&r->groups, r->key.text, r->key.used, d->ngroups);
   if (g == d->ngroups)
     {
       d->groups = xreallocarray (d->groups, d->ngroups + 1, sizeof *d->groups);
       struct summary_group *group = &d->groups[d->ngroups++];
       group->key = xcalloc (d->ngroup_names + 1, sizeof *group->key);
       for (size_t i = 0; i < d->ngroup_names; i++)
-        group->key[i] = xstrdup (record->fields[r->position[r->group_columns[i]]]);
+        {
+          size_t c = r->group_columns[i];
+          group->key[i] = xstrdup (c == SIZE_MAX ? r->level : record->fields[r->position[c]]);
+        }
       group->cells = xcalloc (d->nvalues + 1, sizeof *group->cells);
     }
   struct summary_cell *cells = d->groups[g].cells;
@@ -420,53 +276,35 @@ data_row (struct summary_data *d, struct summarize_reader *r,
   for (size_t v = 0; v < d->nvalues; v++)
     {
       struct summary_value *value = &d->values[v];
+      size_t f = r->position[value->num];
+      const char *text = record->fields[f];
       double x;
-      if (!value->numeric)
-        continue;
+      enum cell_kind kind = cell_parse (text, record->lengths[f], &x);
       if (value->ratio)
         {
-          double num, den;
-          enum cell_kind kn = parse_named (r, record, value->num, &num);
-          enum cell_kind kd = parse_named (r, record, value->den, &den);
-          if (kn == CELL_MISSING || kd == CELL_MISSING)
-            cells[v].missing++;
-          else if (den == 0 || !isfinite (num / den))
+          size_t fd = r->position[value->den];
+          double den;
+          enum cell_kind kd = cell_parse (record->fields[fd], record->lengths[fd], &den);
+          if (kind == CELL_NUMBER && kd != CELL_NUMBER)
+            kind = kd, text = record->fields[fd];
+          else if (kind == CELL_NUMBER && (den == 0 || !isfinite (x / den)))
             {
               /* No number: a zero denominator, or a quotient past DBL_MAX. */
               if (r->options->strict)
-                die (EXIT_DATAERR, 0, "line %zu, column '%s': %s", record->line, value->name,
+                die (EXIT_DATAERR, 0, "%s: line %zu, column '%s': %s", record->source,
+                     record->line, value->name,
                      den == 0 ? "division by zero" : "the ratio overflows a double");
               cells[v].missing++;
+              continue;
             }
-          else
-            cell_push (&cells[v], num / den);
-          continue;
+          else if (kind == CELL_NUMBER)
+            x /= den;
         }
-      if (value->explicit_)
-        {
-          if (parse_named (r, record, value->num, &x) == CELL_NUMBER)
-            cell_push (&cells[v], x);
-          else
-            cells[v].missing++;
-          continue;
-        }
-      /* Found by looking: one non-number and the column is not numeric.  */
-      size_t f = r->position[value->num];
-      switch (parse_cell (record->fields[f], record->lengths[f], &x))
-        {
-        case CELL_NUMBER:
-          cell_push (&cells[v], x);
-          break;
-        case CELL_MISSING:
-          if (r->options->strict)
-            value->numeric = false;
-          else
-            cells[v].missing++;
-          break;
-        case CELL_BAD:
-          value->numeric = false;
-          break;
-        }
+      count_cell (value, r, record, value->name, text, kind);
+      if (kind == CELL_NUMBER)
+        cell_push (&cells[v], x);
+      else
+        cells[v].missing++;
     }
 }
 
@@ -493,6 +331,7 @@ summarize_new (const struct summarize_options *options)
   struct summary_data *d = xcalloc (1, sizeof *d);
   d->reader = xcalloc (1, sizeof *d->reader);
   d->reader->options = options;
+  d->reader->level = SUMMARY_CANDIDATE_LEVEL;
   d->compare_index = SIZE_MAX;
   return d;
 }
@@ -506,11 +345,80 @@ summarize_read (struct summary_data *d, const char *path)
 }
 
 void
+summarize_read_all (struct summary_data *d, char **paths, size_t npaths)
+{
+  if (d->reader->options->baseline)
+    {
+      d->reader->level = SUMMARY_BASELINE_LEVEL;
+      summarize_read (d, d->reader->options->baseline);
+      d->reader->level = SUMMARY_CANDIDATE_LEVEL;
+    }
+  if (npaths == 0)
+    summarize_read (d, "-");
+  for (size_t i = 0; i < npaths; i++)
+    summarize_read (d, paths[i]);
+}
+
+/* Why a default column is configuration or an identifier rather than a
+   measurement, or NULL.  Constant within every group (with some group
+   of two values or more), or integers that, within every group in row
+   order, climb by one constant step and may wrap back to the group's
+   first value (sequence numbers, slots, offsets, trials), with some
+   group of three values or more.  */
+static const char *
+identifier_reason (const struct summary_data *d, size_t v)
+{
+  bool constant = true, key = true, pairs = false, triples = false;
+  for (size_t g = 0; g < d->ngroups; g++)
+    {
+      const struct summary_cell *c = &d->groups[g].cells[v];
+      pairs |= c->n >= 2;
+      triples |= c->n >= 3;
+      double step = 0;
+      for (size_t i = 0; i < c->n; i++)
+        {
+          double x = c->values[i];
+          constant &= x == c->values[0];
+          key &= x == floor (x) && fabs (x) < 9007199254740992.0;
+          if (i == 0 || x == c->values[0])
+            continue;
+          if (step == 0)
+            step = x - c->values[i - 1];
+          key &= step != 0 && x == c->values[i - 1] + step;
+        }
+    }
+  if (constant && pairs)
+    return "constant within every group";
+  if (key && triples && !constant)
+    return "an integer key";
+  return NULL;
+}
+
+static void
+warn_cells (const struct summary_value *value, bool strict)
+{
+  for (size_t i = 0; i < value->nnotes; i++)
+    {
+      const struct cell_note *note = &value->notes[i];
+      enum cell_kind kind = cell_parse (note->text, strlen (note->text), &(double) { 0 });
+      if (strict)
+        die (EXIT_DATAERR, 0, "%s: line %zu, column '%s': '%s' %s", note->source,
+             note->line, value->name, note->text, cell_complaint (kind));
+      warn (0, "%s: line %zu, column '%s': '%s' %s (counted as missing)", note->source,
+            note->line, value->name, note->text, cell_complaint (kind));
+    }
+  size_t more = value->texts + value->infinite - value->nnotes;
+  if (value->texts + value->infinite > value->nnotes)
+    warn (0, "column '%s': %zu more cells that are not finite numbers (counted as missing)",
+          value->name, more);
+}
+
+void
 summarize_finish (struct summary_data *d)
 {
   if (d->rows == 0)
     die (EXIT_NOINPUT, 0, "no input rows");
-  if (d->compare_level)
+  if (d->compare_level && !d->reader->options->baseline)
     {
       bool seen = false;
       for (size_t g = 0; g < d->ngroups && !seen; g++)
@@ -519,193 +427,70 @@ summarize_finish (struct summary_data *d)
         die (EXIT_USAGE, 0, "--compare: no row has %s=%s",
              d->group_names[d->compare_index], d->compare_level);
     }
-  size_t numeric = 0;
+
+  /* A default column is a measurement when most of its cells are
+     numbers; all-text columns (names, notes) are not.  */
+  size_t numeric = 0, measured = 0;
   for (size_t v = 0; v < d->nvalues; v++)
     {
       struct summary_value *value = &d->values[v];
+      if (!value->explicit_)
+        value->numeric = value->numbers > 0 && value->numbers >= value->texts;
       if (value->numeric && !value->explicit_)
+        value->left_out = identifier_reason (d, v);
+      numeric += value->numeric;
+      measured += value->numeric && !value->left_out;
+    }
+  if (numeric == 0)
+    die (EXIT_DATAERR, 0, "no numeric column to summarize (name one with --value)");
+  /* Left out only when something else is left to summarize.  */
+  char *list = NULL;
+  size_t used = 0;
+  for (size_t v = 0; v < d->nvalues; v++)
+    {
+      struct summary_value *value = &d->values[v];
+      if (!value->left_out)
+        continue;
+      if (measured == 0)
         {
-          /* A column with no number at all is not numeric either.  */
-          size_t n = 0;
-          for (size_t g = 0; g < d->ngroups; g++)
-            n += d->groups[g].cells[v].n;
-          value->numeric = n > 0;
+          value->left_out = NULL;
+          continue;
         }
-      if (!value->numeric)
+      value->numeric = false;
+      size_t add = strlen (value->name) + strlen (value->left_out) + 8;
+      list = xrealloc (list, used + add);
+      used += (size_t) sprintf (list + used, "%s%s (%s)", used ? ", " : "", value->name,
+                                value->left_out);
+    }
+  if (list)
+    warn (0, "not summarized, as identifiers or configuration (name them with --value): %s",
+          list);
+  free (list);
+  for (size_t v = 0; v < d->nvalues; v++)
+    {
+      struct summary_value *value = &d->values[v];
+      if (value->numeric)
+        warn_cells (value, d->reader->options->strict);
+      else
         for (size_t g = 0; g < d->ngroups; g++)
           {
             free (d->groups[g].cells[v].values);
             d->groups[g].cells[v] = (struct summary_cell) { 0 };
           }
-      numeric += value->numeric;
     }
-  if (numeric == 0)
-    die (EXIT_DATAERR, 0, "no numeric column to summarize (name one with --value)");
-  table_free (&d->reader->groups);
-  d->reader->groups = (struct key_table) { 0 };
-}
-
-/* The seed of the stream for one group, column and purpose: every group
-   draws the same numbers whatever else the input holds.  */
-static uint64_t
-stream_seed (uint64_t seed, const struct summary_data *d, size_t g,
-             const char *column, char purpose)
-{
-  struct key_buffer k = { 0 };
-  key_add (&k, &purpose, 1);
-  key_add (&k, column, strlen (column));
-  for (size_t i = 0; i < d->ngroup_names; i++)
-    key_add (&k, d->groups[g].key[i], strlen (d->groups[g].key[i]));
-  uint64_t h = hash_bytes (k.text, k.used);
-  free (k.text);
-  return h ^ (seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
-}
-
-static double
-median_sorted (const double *x, size_t n)
-{
-  size_t k = (n - 1) / 2;
-  if (n % 2)
-    return x[k];
-  double m = (x[k] + x[k + 1]) / 2;
-  return isfinite (m) ? m : x[k] / 2 + x[k + 1] / 2;
-}
-
-static void
-compute_cell (struct summary_data *d, const struct summary_config *config,
-              size_t g, size_t v, struct summary_row *row)
-{
-  struct summary_cell *cell = &d->groups[g].cells[v];
-  double *x = cell->values;
-  size_t n = cell->n;
-  row->group = g;
-  row->value = v;
-  row->n = n;
-  row->missing = cell->missing;
-  row->percentiles = xcalloc (config->npercentiles + 1, sizeof *row->percentiles);
-  row->mean = row->sd = row->se = row->min = row->median = row->max = NAN;
-  row->ci_low = row->ci_high = NAN;
-  row->ratio = row->ratio_low = row->ratio_high = row->p_welch = NAN;
-  for (size_t i = 0; i < config->npercentiles; i++)
-    row->percentiles[i] = NAN;
-  if (n == 0)
-    return;
-
-  row->mean = stats_mean (x, n);
-  row->sd = stats_sd (x, n, row->mean);
-  row->se = row->sd / sqrt ((double) n);
-  row->min = row->max = x[0];
-  for (size_t i = 1; i < n; i++)
+  if (d->reader->options->baseline)
     {
-      if (x[i] < row->min)
-        row->min = x[i];
-      if (x[i] > row->max)
-        row->max = x[i];
-    }
-
-  double p[config->npercentiles + 1];
-  for (size_t i = 0; i < config->npercentiles; i++)
-    p[i] = config->percentiles[i] / 100;
-  bool resample = config->bootstrap.resamples > 0 && n >= 2 && row->min < row->max;
-  if (resample)
-    {
-      /* The bootstrap costs far more than a sort; sorted data also makes
-         the interval independent of the order of rows within a group.  */
-      stats_sort (x, n);
-      row->median = median_sorted (x, n);
-      for (size_t i = 0; i < config->npercentiles; i++)
-        row->percentiles[i] = stats_quantile_sorted (x, n, p[i]);
-      struct rng rng;
-      rng_seed (&rng, stream_seed (config->seed, d, g, d->values[v].name, 'c'));
-      bootstrap_ci (&config->bootstrap, config->ci_stat, x, n, &rng,
-                    &row->ci_low, &row->ci_high);
-    }
-  else
-    {
-      row->median = stats_median (x, n);
-      if (config->npercentiles)
-        stats_quantiles (x, n, p, config->npercentiles, row->percentiles);
-    }
-}
-
-/* Compare each group with the group that differs from it only by having
-   the base level in the compared column.  */
-static void
-compare (struct summary_data *d, const struct summary_config *config,
-         struct summary_row *rows, const size_t *row_of)
-{
-  struct key_table bases = { 0 };
-  struct key_buffer k = { 0 };
-  size_t ci = d->compare_index;
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t g = 0; g < d->ngroups; g++)
-      {
-        char **key = d->groups[g].key;
-        bool base = STREQ (key[ci], d->compare_level);
-        if (base != (pass == 0))
-          continue;
-        k.used = 0;
-        for (size_t i = 0; i < d->ngroup_names; i++)
-          if (i != ci)
-            key_add (&k, key[i], strlen (key[i]));
-        if (pass == 0)
-          {
-            table_intern (&bases, k.text, k.used, g);
-            continue;
-          }
-        size_t b = table_intern (&bases, k.text, k.used, SIZE_MAX);
-        if (b == SIZE_MAX)
-          continue;
-        for (size_t v = 0; v < d->nvalues; v++)
-          {
-            if (!d->values[v].numeric)
-              continue;
-            struct summary_row *row = &rows[row_of[g * d->nvalues + v]];
-            const struct summary_row *base_row = &rows[row_of[b * d->nvalues + v]];
-            const struct summary_cell *cg = &d->groups[g].cells[v];
-            const struct summary_cell *cb = &d->groups[b].cells[v];
-            row->compared = true;
-            if (cg->n && cb->n && base_row->mean != 0)
-              row->ratio = row->mean / base_row->mean;
-            row->p_welch = stats_welch_p (row->mean, row->sd, row->n,
-                                          base_row->mean, base_row->sd, base_row->n);
-            if (config->bootstrap.resamples && isfinite (row->ratio))
-              {
-                struct rng rng;
-                rng_seed (&rng, stream_seed (config->seed, d, g, d->values[v].name, 'r'));
-                bootstrap_ratio_ci (&config->bootstrap, cg->values, cg->n,
-                                    cb->values, cb->n, &rng,
-                                    &row->ratio_low, &row->ratio_high);
-              }
-          }
-      }
-  table_free (&bases);
-  free (k.text);
-}
-
-struct summary_row *
-summarize_compute (struct summary_data *d, const struct summary_config *config,
-                   size_t *nrows)
-{
-  size_t count = 0;
-  for (size_t v = 0; v < d->nvalues; v++)
-    count += d->values[v].numeric;
-  count *= d->ngroups;
-  struct summary_row *rows = xcalloc (count + 1, sizeof *rows);
-  size_t *row_of = xcalloc (d->ngroups * d->nvalues + 1, sizeof *row_of);
-  size_t r = 0;
-  for (size_t g = 0; g < d->ngroups; g++)
-    for (size_t v = 0; v < d->nvalues; v++)
-      if (d->values[v].numeric)
+      bool base = false, candidate = false;
+      for (size_t g = 0; g < d->ngroups; g++)
         {
-          row_of[g * d->nvalues + v] = r;
-          compute_cell (d, config, g, v, &rows[r++]);
+          bool b = STREQ (d->groups[g].key[d->compare_index], SUMMARY_BASELINE_LEVEL);
+          base |= b;
+          candidate |= !b;
         }
-  if (d->compare_level)
-    compare (d, config, rows, row_of);
-  free (row_of);
-  *nrows = count;
-  return rows;
+      if (!base || !candidate)
+        die (EXIT_NOINPUT, 0, "--baseline: no %s rows", base ? "candidate" : "baseline");
+    }
+  key_table_free (&d->reader->groups);
 }
 
 void
@@ -727,7 +512,14 @@ summarize_free (struct summary_data *d, struct summary_row *rows, size_t nrows)
     }
   free (d->groups);
   for (size_t v = 0; v < d->nvalues; v++)
-    free (d->values[v].name);
+    {
+      free (d->values[v].name);
+      for (size_t i = 0; i < d->values[v].nnotes; i++)
+        {
+          free (d->values[v].notes[i].source);
+          free (d->values[v].notes[i].text);
+        }
+    }
   free (d->values);
   for (size_t i = 0; i < d->ngroup_names; i++)
     free (d->group_names[i]);
@@ -739,7 +531,7 @@ summarize_free (struct summary_data *d, struct summary_row *rows, size_t nrows)
   free (r->header);
   free (r->position);
   free (r->group_columns);
-  table_free (&r->groups);
+  key_table_free (&r->groups);
   free (r->key.text);
   free (r);
   free (d);

@@ -1,11 +1,15 @@
 /* summarize.h -- read benchmark CSV into groups and summarize each.
 
-   Reading: every input is CSV with a header; later inputs must carry the
-   same column names, in any order.  Rows are grouped by the --by columns
-   in order of first appearance (a hash table, so groups need not be
-   adjacent).  Each value column keeps every number of every group; a
-   cell that is empty, "NA" or "nan" (any case) is counted as missing
-   instead, unless the reader is strict.  */
+   Reading (summarize.c): every input is CSV with a header; later inputs
+   must carry the same column names, in any order, and a line repeating
+   the header (concatenated reports) is skipped.  Rows are grouped by the
+   --by columns in order of first appearance.  Each value column keeps
+   every number of every group; empty, NA and nan cells are missing,
+   infinities and text are missing with a warning (errors when strict).
+   Computing (summary-compute.c, with the table of statistics in
+   summary-stats.c): the descriptive statistics, an interval
+   per row, Tukey's outlier counts, and the comparisons of --compare and
+   --baseline.  */
 #ifndef ARENABENCH_SUMMARIZE_H
 #define ARENABENCH_SUMMARIZE_H
 
@@ -14,20 +18,31 @@
 #include <stdint.h>
 
 #include "bootstrap.h"
+#include "intervals.h"
 
 struct summarize_options
 {
   char **by;                    /* group columns, in output order */
   size_t nby;
-  char **value;                 /* value columns; NULL: every numeric one */
+  char **value;                 /* value columns; NULL: the measurements */
   size_t nvalue;
   char **ratio;                 /* "NUM/DEN" derived columns */
   size_t nratio;
   const char *compare;          /* "COL=LEVEL", or NULL */
-  bool strict;                  /* missing cells are errors */
+  const char *baseline;         /* a baseline file to compare with, or NULL */
+  bool strict;                  /* missing, infinite and text cells are errors */
 };
 
-/* The numbers of one value column within one group.  */
+/* Where the first few bad cells of a column were, for the warnings.  */
+enum { SUMMARY_CELL_NOTES = 3 };
+struct cell_note
+{
+  char *source;
+  size_t line;
+  char *text;
+};
+
+/* The numbers of one value column within one group, in row order.  */
 struct summary_cell
 {
   double *values;
@@ -47,8 +62,18 @@ struct summary_value
   size_t num, den;              /* input columns; DEN used by ratios only */
   bool ratio;
   bool explicit_;               /* named by --value or --ratio */
-  bool numeric;                 /* false once a non-number was seen */
+  bool numeric;                 /* summarized */
+  size_t numbers, texts;        /* cells read of each kind */
+  size_t infinite;
+  struct cell_note notes[SUMMARY_CELL_NOTES];  /* first text/inf cells */
+  size_t nnotes;
+  const char *left_out;         /* why a default column is not summarized */
 };
+
+/* The name of the group column --baseline adds, and its two levels.  */
+#define SUMMARY_BASELINE_COLUMN "source"
+#define SUMMARY_BASELINE_LEVEL "baseline"
+#define SUMMARY_CANDIDATE_LEVEL "candidate"
 
 struct summary_data
 {
@@ -59,19 +84,35 @@ struct summary_data
   struct summary_group *groups;
   size_t ngroups;
   size_t rows;                  /* data rows read */
+  size_t repeated_headers;      /* header lines met again and skipped */
   size_t compare_index;         /* in group_names; SIZE_MAX without --compare */
   char *compare_level;
   struct summarize_reader *reader;
 };
+
+/* Interval methods; CI_AUTO picks per row (see summary_ci_auto).  */
+enum ci_method { CI_AUTO, CI_T, CI_BOOT_T, CI_PERCENTILE, CI_BCA, CI_ORDER, CI_METHOD_COUNT };
+extern const char *const ci_method_names[CI_METHOD_COUNT + 1];
+/* The statistic an interval is for; CI_STAT_AUTO: the mean, and the
+   geometric mean for --ratio columns.  */
+enum ci_stat { CI_STAT_AUTO, CI_STAT_MEAN, CI_STAT_MEDIAN, CI_STAT_GMEAN, CI_STAT_COUNT };
+extern const char *const ci_stat_names[CI_STAT_COUNT + 1];
+
+/* Under CI_AUTO the mean's interval is Student's t below this many
+   values and above SUMMARY_BOOT_T_MAX, bootstrap-t in between.  */
+enum { SUMMARY_BOOT_T_MIN = 30, SUMMARY_BOOT_T_MAX = 20000 };
 
 /* What to compute beyond the fixed columns.  */
 struct summary_config
 {
   const double *percentiles;    /* each in [0, 100] */
   size_t npercentiles;
-  struct bootstrap_config bootstrap;
-  enum bootstrap_stat ci_stat;
+  enum ci_method method;
+  enum ci_stat stat;
+  double confidence;
+  size_t resamples;
   uint64_t seed;
+  bool progress;                /* show bootstrap progress on stderr */
 };
 
 /* One output row: one group and one value column.  Unknown numbers
@@ -80,21 +121,31 @@ struct summary_row
 {
   size_t group, value;
   size_t n, missing;
-  double mean, sd, se, min, median, max, ci_low, ci_high;
+  double mean, sd, se, min, median, max, gmean;
+  double ci_low, ci_high;
+  enum ci_stat ci_stat;         /* never CI_STAT_AUTO */
+  enum ci_method ci_method;     /* never CI_AUTO */
+  bool seeded;                  /* the interval drew from the seed */
+  const char *ci_why;           /* why there is no interval, or NULL */
   double *percentiles;
+  size_t outliers_mild, outliers_severe;  /* Tukey: beyond 1.5 and 3 IQR */
   bool compared;                /* has a base level to be compared with */
-  double ratio, ratio_low, ratio_high, p_welch;
+  struct welch welch;
 };
 
 struct summary_data *summarize_new (const struct summarize_options *options);
 /* Read PATH ("-" for stdin) into DATA; dies on bad input.  */
 void summarize_read (struct summary_data *data, const char *path);
+/* Read the --baseline file and then each candidate PATH.  */
+void summarize_read_all (struct summary_data *data, char **paths, size_t npaths);
 /* Check what was read (dies on empty input, a --compare level never
-   seen, no numeric column) and drop value columns found not numeric.  */
+   seen, no numeric column), choose the default value columns, and warn
+   about bad cells and columns left out.  */
 void summarize_finish (struct summary_data *data);
 /* Compute every row; *NROWS gets their count.  Deterministic for a
    given seed: each group and column draws from its own stream, seeded
-   from the seed, its group key and its column name.  */
+   from the seed, its group key and its column name.  Says once on
+   stderr why each kind of missing interval is missing.  */
 struct summary_row *summarize_compute (struct summary_data *data,
                                        const struct summary_config *config,
                                        size_t *nrows);

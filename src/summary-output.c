@@ -1,83 +1,210 @@
-/* summary-output.c -- writing summaries as CSV, a table, or plots. */
+/* summary-output.c -- writing summaries as CSV, JSON, a table, Markdown,
+   verdicts in words, or plots. */
 #include "system.h"
 #include "summary-output.h"
 #include "csv-writer.h"
 #include "die.h"
+#include "summary-stats.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 
 const char *const summary_format_names[SUMMARY_FORMAT_COUNT + 1] = {
-  "csv", "table", NULL
+  "csv", "table", "json", "markdown", NULL
 };
 
-/* One output field, formatted late so CSV and table share the layout.  */
-enum field_kind { FIELD_TEXT, FIELD_COUNT, FIELD_NUMBER };
-
+/* One output field, formatted late so every format shares the layout.  */
 struct field
 {
-  enum field_kind kind;
+  enum stat_kind kind;          /* TEXT, COUNT, NUMBER or P */
+  enum stat_family family;
   const char *text;
-  size_t count;
+  uint64_t count;
   double number;
 };
 
-static const char *const fixed_header[] = {
-  "column", "n", "missing", "mean", "sd", "se", "min", "median", "max",
-  "ci_low", "ci_high"
-};
-static const char *const compare_header[] = {
-  "vs", "ratio", "ratio_ci_low", "ratio_ci_high", "p_welch"
+struct layout
+{
+  const struct summary_data *d;
+  const struct summary_config *config;
+  char **labels;
+  bool gmean, compare;
+  size_t width;                 /* fields per row */
+  char seed[24];                /* text: 64 bits are more than JSON numbers hold */
 };
 
-static size_t
-header_fields (const struct summary_data *d, const struct summary_config *config,
-               char **labels, struct field *f)
+static bool
+part_shown (const struct layout *l, enum stat_part part)
 {
-  size_t k = 0;
-  for (size_t i = 0; i < d->ngroup_names; i++)
-    f[k++] = (struct field) { FIELD_TEXT, d->group_names[i], 0, 0 };
-  for (size_t i = 0; i < ARRAY_SIZE (fixed_header); i++)
-    f[k++] = (struct field) { FIELD_TEXT, fixed_header[i], 0, 0 };
-  for (size_t i = 0; i < config->npercentiles; i++)
-    f[k++] = (struct field) { FIELD_TEXT, labels[i], 0, 0 };
-  if (d->compare_level)
-    for (size_t i = 0; i < ARRAY_SIZE (compare_header); i++)
-      f[k++] = (struct field) { FIELD_TEXT, compare_header[i], 0, 0 };
-  return k;
+  return part == STAT_PART_ALWAYS || (part == STAT_PART_GMEAN && l->gmean)
+    || (part == STAT_PART_COMPARE && l->compare);
+}
+
+static struct layout
+layout_new (const struct summary_data *d, const struct summary_config *config, char **labels)
+{
+  struct layout l = { d, config, labels, false, d->compare_level != NULL, 0, "" };
+  snprintf (l.seed, sizeof l.seed, "%" PRIu64, config->seed);
+  for (size_t v = 0; v < d->nvalues; v++)
+    l.gmean |= d->values[v].numeric && d->values[v].ratio;
+  l.gmean |= config->stat == CI_STAT_GMEAN;
+  l.width = d->ngroup_names;
+  for (size_t i = 0; i < summary_nstatistics; i++)
+    if (part_shown (&l, summary_statistics[i].part))
+      l.width += summary_statistics[i].kind == STAT_PERCENTILES ? config->npercentiles : 1;
+  return l;
 }
 
 static struct field
-number (double x)
+text (const char *t)
 {
-  return (struct field) { FIELD_NUMBER, NULL, 0, x };
+  return (struct field) { STAT_TEXT, STAT_FAM_NONE, t, 0, 0 };
 }
 
 static size_t
-row_fields (const struct summary_data *d, const struct summary_config *config,
-            const struct summary_row *row, struct field *f)
+header_fields (const struct layout *l, struct field *f)
 {
+  size_t k = 0;
+  for (size_t i = 0; i < l->d->ngroup_names; i++)
+    f[k++] = text (l->d->group_names[i]);
+  for (size_t i = 0; i < summary_nstatistics; i++)
+    {
+      const struct summary_statistic *s = &summary_statistics[i];
+      if (!part_shown (l, s->part))
+        continue;
+      if (s->kind == STAT_PERCENTILES)
+        for (size_t p = 0; p < l->config->npercentiles; p++)
+          f[k++] = text (l->labels[p]);
+      else
+        f[k++] = text (s->header);
+    }
+  return k;
+}
+
+static size_t
+row_fields (const struct layout *l, const struct summary_row *row, struct field *f)
+{
+  const struct summary_data *d = l->d;
   size_t k = 0;
   const struct summary_group *g = &d->groups[row->group];
   for (size_t i = 0; i < d->ngroup_names; i++)
-    f[k++] = (struct field) { FIELD_TEXT, g->key[i], 0, 0 };
-  f[k++] = (struct field) { FIELD_TEXT, d->values[row->value].name, 0, 0 };
-  f[k++] = (struct field) { FIELD_COUNT, NULL, row->n, 0 };
-  f[k++] = (struct field) { FIELD_COUNT, NULL, row->missing, 0 };
-  const double fixed[] = { row->mean, row->sd, row->se, row->min, row->median,
-                           row->max, row->ci_low, row->ci_high };
-  for (size_t i = 0; i < ARRAY_SIZE (fixed); i++)
-    f[k++] = number (fixed[i]);
-  for (size_t i = 0; i < config->npercentiles; i++)
-    f[k++] = number (row->percentiles[i]);
-  if (d->compare_level)
+    f[k++] = text (g->key[i]);
+  const char *base = (const char *) row;
+  for (size_t i = 0; i < summary_nstatistics; i++)
     {
-      f[k++] = (struct field) { FIELD_TEXT, row->compared ? d->compare_level : "", 0, 0 };
-      f[k++] = number (row->ratio);
-      f[k++] = number (row->ratio_low);
-      f[k++] = number (row->ratio_high);
-      f[k++] = number (row->p_welch);
+      const struct summary_statistic *s = &summary_statistics[i];
+      if (!part_shown (l, s->part))
+        continue;
+      struct field x = { s->kind, s->family, NULL, 0, NAN };
+      switch (s->kind)
+        {
+        case STAT_TEXT:
+          x.text = d->values[row->value].name;
+          break;
+        case STAT_COUNT:
+          x.count = *(const size_t *) (base + s->offset);
+          break;
+        case STAT_NUMBER:
+        case STAT_P:
+          x.number = *(const double *) (base + s->offset);
+          if (s->part == STAT_PART_COMPARE && !row->compared)
+            x.number = NAN;
+          break;
+        case STAT_CI_STAT:
+          x = text (ci_stat_names[row->ci_stat]);
+          break;
+        case STAT_CI_METHOD:
+          x = text (ci_method_names[row->ci_method]);
+          break;
+        case STAT_CI_LEVEL:
+          x.kind = STAT_NUMBER;
+          x.number = l->config->confidence;
+          break;
+        case STAT_SEED:
+          x = text (row->seeded ? l->seed : "");
+          break;
+        case STAT_VS:
+          x = text (row->compared ? d->compare_level : "");
+          break;
+        case STAT_PERCENTILES:
+          for (size_t p = 0; p < l->config->npercentiles; p++)
+            f[k++] = (struct field) { STAT_NUMBER, s->family, NULL, 0, row->percentiles[p] };
+          continue;
+        }
+      f[k++] = x;
     }
   return k;
+}
+
+/* The shortest %g text that reads back as X.  */
+static void
+shortest (double x, char *buf, size_t size)
+{
+  for (int p = 1; p <= 17; p++)
+    {
+      snprintf (buf, size, "%.*g", p, x);
+      if (strtod (buf, NULL) == x)
+        return;
+    }
+}
+
+/* %g with P digits, the exponent without padding ("2e-7", not "2e-07"). */
+static void
+digits (double x, int p, char *buf, size_t size)
+{
+  snprintf (buf, size, "%.*g", p, x);
+  char *e = strchr (buf, 'e');
+  if (!e)
+    return;
+  char *from = e + 1;
+  if (*from == '+')
+    memmove (from, from + 1, strlen (from));
+  if (*from == '-')
+    from++;
+  char *to = from;
+  while (to[0] == '0' && to[1])
+    to++;
+  memmove (from, to, strlen (to) + 1);
+}
+
+static int
+double_order (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* The fewest digits, at least LEAST, that print the different values
+   among X[0..N) differently.  Values within 1e-12 relative of each other
+   (rounding in the last bits, as 4.6 against 4.600000000000001) count
+   as equal; 1e9 against 1e9 + 1 do not.  Sorts X.  */
+static int
+distinct_digits (double *x, size_t n, int least)
+{
+  qsort (x, n, sizeof *x, double_order);
+  int p = least;
+  char a[48], b[48];
+  for (size_t i = 1; i < n; i++)
+    while (p < 17 && fabs (x[i] - x[i - 1]) > 1e-12 * fmax (fabs (x[i]), fabs (x[i - 1])))
+      {
+        digits (x[i - 1], p, a, sizeof a);
+        digits (x[i], p, b, sizeof b);
+        if (!STREQ (a, b))
+          break;
+        p++;
+      }
+  return p;
+}
+
+/* A p-value in two digits; below what a double holds, say so.  */
+static void
+p_text (double p, char *buf, size_t size)
+{
+  if (p == 0)
+    snprintf (buf, size, "< 1e-300");
+  else
+    digits (p, 2, buf, size);
 }
 
 static void
@@ -86,74 +213,172 @@ put_csv (FILE *out, struct csv_line *line, const struct field *f, size_t n)
   for (size_t i = 0; i < n; i++)
     switch (f[i].kind)
       {
-      case FIELD_TEXT:
-        csv_line_str (line, f[i].text);
-        break;
-      case FIELD_COUNT:
+      case STAT_COUNT:
         csv_line_u64 (line, f[i].count);
         break;
-      case FIELD_NUMBER:
+      case STAT_NUMBER:
+      case STAT_P:
         csv_line_double (line, f[i].number);
+        break;
+      default:
+        csv_line_str (line, f[i].text);
         break;
       }
   csv_line_put (line, out);
 }
 
-static char *
-table_text (const struct field *f)
+static void
+json_string (FILE *out, const char *s)
 {
-  char text[64];
-  switch (f->kind)
+  putc ('"', out);
+  for (; *s; s++)
     {
-    case FIELD_TEXT:
-      return xstrdup (f->text);
-    case FIELD_COUNT:
-      snprintf (text, sizeof text, "%zu", f->count);
-      return xstrdup (text);
-    case FIELD_NUMBER:
-      if (!isfinite (f->number))
-        return xstrdup ("-");
-      snprintf (text, sizeof text, "%.6g", f->number);
-      return xstrdup (text);
+      unsigned char c = (unsigned char) *s;
+      if (c == '"' || c == '\\')
+        fprintf (out, "\\%c", c);
+      else if (c == '\n')
+        fputs ("\\n", out);
+      else if (c < 0x20)
+        fprintf (out, "\\u%04x", c);
+      else
+        putc (c, out);
     }
-  return xstrdup ("");
+  putc ('"', out);
 }
 
-void
-summary_output (FILE *out, enum summary_format format,
-                const struct summary_data *d,
-                const struct summary_row *rows, size_t nrows,
-                const struct summary_config *config, char **labels)
+/* An array of objects, one per row; numbers as JSON numbers, unknown
+   values as null.  */
+static void
+put_json (FILE *out, const struct layout *l, const struct summary_row *rows, size_t nrows)
 {
-  size_t width = d->ngroup_names + ARRAY_SIZE (fixed_header) + config->npercentiles
-    + ARRAY_SIZE (compare_header);
-  struct field *f = xcalloc (width, sizeof *f);
-
-  if (format == SUMMARY_CSV)
+  struct field *h = xcalloc (l->width + 1, sizeof *h);
+  struct field *f = xcalloc (l->width + 1, sizeof *f);
+  size_t n = header_fields (l, h);
+  fputs ("[", out);
+  for (size_t r = 0; r < nrows; r++)
     {
-      struct csv_line line = { 0 };
-      put_csv (out, &line, f, header_fields (d, config, labels, f));
-      for (size_t r = 0; r < nrows; r++)
-        put_csv (out, &line, f, row_fields (d, config, &rows[r], f));
-      csv_line_free (&line);
-      free (f);
-      return;
+      row_fields (l, &rows[r], f);
+      fputs (r ? ",\n {" : "\n {", out);
+      for (size_t i = 0; i < n; i++)
+        {
+          if (i)
+            fputs (", ", out);
+          json_string (out, h[i].text);
+          fputs (": ", out);
+          char buf[48];
+          switch (f[i].kind)
+            {
+            case STAT_COUNT:
+              fprintf (out, "%" PRIu64, f[i].count);
+              break;
+            case STAT_NUMBER:
+            case STAT_P:
+              if (isfinite (f[i].number))
+                {
+                  shortest (f[i].number, buf, sizeof buf);
+                  fputs (buf, out);
+                }
+              else
+                fputs ("null", out);
+              break;
+            default:
+              if (f[i].text && *f[i].text)
+                json_string (out, f[i].text);
+              else
+                fputs ("null", out);
+              break;
+            }
+        }
+      fputs ("}", out);
     }
+  fputs (nrows ? "\n]\n" : "]\n", out);
+  free (h);
+  free (f);
+}
 
-  /* Table: format every cell, then pad each column to its widest.  */
-  size_t ncols = header_fields (d, config, labels, f);
+/* Table cells: numbers with their family's digits, unknowns as "-".  */
+static char *
+table_text (const struct field *f, const int *precision)
+{
+  char buf[64];
+  switch (f->kind)
+    {
+    case STAT_COUNT:
+      snprintf (buf, sizeof buf, "%" PRIu64, f->count);
+      return xstrdup (buf);
+    case STAT_NUMBER:
+      if (!isfinite (f->number))
+        return xstrdup ("-");
+      digits (f->number, precision[f->family], buf, sizeof buf);
+      return xstrdup (buf);
+    case STAT_P:
+      if (!isfinite (f->number))
+        return xstrdup ("-");
+      p_text (f->number, buf, sizeof buf);
+      return xstrdup (buf);
+    default:
+      return xstrdup (f->text ? f->text : "");
+    }
+}
+
+/* Each family's digits: at least 6, more where needed.  */
+static void
+family_digits (const struct layout *l, const struct summary_row *rows, size_t nrows,
+               int *precision)
+{
+  struct field *f = xcalloc (l->width + 1, sizeof *f);
+  double *values = xcalloc (nrows * l->width + 1, sizeof *values);
+  for (int fam = 0; fam < STAT_FAM_COUNT; fam++)
+    {
+      size_t n = 0;
+      for (size_t r = 0; r < nrows; r++)
+        {
+          size_t k = row_fields (l, &rows[r], f);
+          for (size_t i = 0; i < k; i++)
+            if (f[i].kind == STAT_NUMBER && (int) f[i].family == fam && isfinite (f[i].number))
+              values[n++] = f[i].number;
+        }
+      precision[fam] = distinct_digits (values, n, 6);
+    }
+  free (values);
+  free (f);
+}
+
+/* Table or Markdown: format every cell, then pad each column.  */
+static void
+put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
+           size_t nrows, bool markdown)
+{
+  int precision[STAT_FAM_COUNT];
+  family_digits (l, rows, nrows, precision);
+  struct field *f = xcalloc (l->width + 1, sizeof *f);
+  size_t ncols = header_fields (l, f);
   char **cells = xcalloc ((nrows + 1) * ncols, sizeof *cells);
   bool *right = xcalloc (ncols, sizeof *right);
   size_t *widths = xcalloc (ncols, sizeof *widths);
   for (size_t c = 0; c < ncols; c++)
-    cells[c] = table_text (&f[c]);
+    cells[c] = table_text (&f[c], precision);
   for (size_t r = 0; r < nrows; r++)
     {
-      row_fields (d, config, &rows[r], f);
+      row_fields (l, &rows[r], f);
       for (size_t c = 0; c < ncols; c++)
         {
-          cells[(r + 1) * ncols + c] = table_text (&f[c]);
-          right[c] = f[c].kind != FIELD_TEXT;
+          char *t = table_text (&f[c], precision);
+          if (markdown && (!*t || strpbrk (t, "|\n")))
+            {
+              /* A pipe would end the cell, a newline the row.  */
+              char *esc = xmalloc (2 * strlen (t) + 2), *o = esc;
+              for (const char *s = t; *s; s++)
+                if (*s == '|')
+                  *o++ = '\\', *o++ = '|';
+                else
+                  *o++ = *s == '\n' ? ' ' : *s;
+              *o = '\0';
+              free (t);
+              t = esc;
+            }
+          cells[(r + 1) * ncols + c] = t;
+          right[c] = f[c].kind == STAT_COUNT || f[c].kind == STAT_NUMBER || f[c].kind == STAT_P;
         }
     }
   for (size_t i = 0; i < (nrows + 1) * ncols; i++)
@@ -162,8 +387,13 @@ summary_output (FILE *out, enum summary_format format,
       if (len > widths[i % ncols])
         widths[i % ncols] = len;
     }
+  for (size_t c = 0; markdown && c < ncols; c++)
+    if (widths[c] < 3)
+      widths[c] = 3;
   for (size_t r = 0; r <= nrows; r++)
     {
+      if (markdown)
+        fputs ("| ", out);
       for (size_t c = 0; c < ncols; c++)
         {
           const char *cell = cells[r * ncols + c];
@@ -172,8 +402,20 @@ summary_output (FILE *out, enum summary_format format,
           if (right[c])
             fprintf (out, "%*s", pad, cell);
           else
-            fprintf (out, "%-*s", last ? 0 : pad, cell);
-          fputs (last ? "\n" : "  ", out);
+            fprintf (out, "%-*s", last && !markdown ? 0 : pad, cell);
+          fputs (markdown ? (last ? " |\n" : " | ") : last ? "\n" : "  ", out);
+        }
+      if (markdown && r == 0)
+        {
+          fputs ("|", out);
+          for (size_t c = 0; c < ncols; c++)
+            {
+              putc (right[c] ? ' ' : ':', out);
+              for (size_t i = 0; i < widths[c]; i++)
+                putc ('-', out);
+              fputs (right[c] ? ":|" : " |", out);
+            }
+          putc ('\n', out);
         }
     }
   for (size_t i = 0; i < (nrows + 1) * ncols; i++)
@@ -182,6 +424,111 @@ summary_output (FILE *out, enum summary_format format,
   free (right);
   free (widths);
   free (f);
+}
+
+/* Who a compared row is: its other group keys, then its level.  */
+static void
+row_label (const struct summary_data *d, const struct summary_row *row, char *buf, size_t size)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  char **key = d->groups[row->group].key;
+  for (size_t i = 0; i < d->ngroup_names && used < size; i++)
+    if (i != d->compare_index)
+      used += (size_t) snprintf (buf + used, size - used, "%s=%s, ", d->group_names[i], key[i]);
+  if (used < size)
+    snprintf (buf + used, size - used, "%s", key[d->compare_index]);
+}
+
+void
+summary_output_verdicts (FILE *out, const struct summary_data *d,
+                         const struct summary_row *rows, size_t nrows,
+                         const struct summary_config *config, const char *prefix)
+{
+  double level = 100 * config->confidence;
+  for (size_t r = 0; r < nrows; r++)
+    {
+      const struct summary_row *row = &rows[r];
+      if (!row->compared)
+        continue;
+      const struct welch *w = &row->welch;
+      const char *column = d->values[row->value].name;
+      char who[512], p[32], x[48], lo[48], hi[48];
+      row_label (d, row, who, sizeof who);
+      fputs (prefix, out);
+      if (w->diff_why)
+        {
+          fprintf (out, "%s: %s not compared with %s: %s\n", who, column, d->compare_level,
+                   w->diff_why);
+          continue;
+        }
+      p_text (w->p, p, sizeof p);
+      bool shown = w->p < 1 - config->confidence;
+      if (!w->ratio_why)
+        {
+          double v[3] = { w->ratio, w->ratio_low, w->ratio_high };
+          int k = distinct_digits (v, 3, 3);
+          digits (w->ratio, k, x, sizeof x);
+          digits (w->ratio_low, k, lo, sizeof lo);
+          digits (w->ratio_high, k, hi, sizeof hi);
+          if (shown)
+            fprintf (out, "%s: %sx [%s, %s] the %s of %s, p = %s\n", who, x, lo, hi, column,
+                     d->compare_level, p);
+          else
+            fprintf (out, "%s: no difference shown at %g%% in %s against %s (%sx [%s, %s], p = %s)\n",
+                     who, level, column, d->compare_level, x, lo, hi, p);
+          continue;
+        }
+      double v[3] = { w->diff, w->diff_low, w->diff_high };
+      int k = distinct_digits (v, 3, 3);
+      digits (w->diff, k, x, sizeof x);
+      digits (w->diff_low, k, lo, sizeof lo);
+      digits (w->diff_high, k, hi, sizeof hi);
+      if (shown)
+        fprintf (out, "%s: %s differs from %s's by %s [%s, %s], p = %s (no ratio: %s)\n",
+                 who, column, d->compare_level, x, lo, hi, p, w->ratio_why);
+      else
+        fprintf (out, "%s: no difference shown at %g%% in %s against %s (difference %s [%s, %s], p = %s)\n",
+                 who, level, column, d->compare_level, x, lo, hi, p);
+    }
+}
+
+void
+summary_output (FILE *out, enum summary_format format,
+                const struct summary_data *d,
+                const struct summary_row *rows, size_t nrows,
+                const struct summary_config *config, char **labels)
+{
+  struct layout l = layout_new (d, config, labels);
+  switch (format)
+    {
+    case SUMMARY_CSV:
+      {
+        struct field *f = xcalloc (l.width + 1, sizeof *f);
+        struct csv_line line = { 0 };
+        put_csv (out, &line, f, header_fields (&l, f));
+        for (size_t r = 0; r < nrows; r++)
+          put_csv (out, &line, f, row_fields (&l, &rows[r], f));
+        csv_line_free (&line);
+        free (f);
+        break;
+      }
+    case SUMMARY_JSON:
+      put_json (out, &l, rows, nrows);
+      break;
+    case SUMMARY_TABLE:
+    case SUMMARY_MARKDOWN:
+      put_table (out, &l, rows, nrows, format == SUMMARY_MARKDOWN);
+      if (d->compare_level)
+        {
+          fputc ('\n', out);
+          summary_output_verdicts (out, d, rows, nrows, config,
+                                   format == SUMMARY_MARKDOWN ? "- " : "");
+        }
+      break;
+    default:
+      break;
+    }
 }
 
 enum { PLOT_WIDTH = 74, PLOT_HEIGHT = 20 };

@@ -1,4 +1,5 @@
-/* summary-output.h -- bench-summarize's tidy CSV, aligned table and plot. */
+/* summary-output.h -- bench-summarize's tidy CSV, JSON, aligned table,
+   Markdown table, verdicts and plot. */
 #ifndef ARENABENCH_SUMMARY_OUTPUT_H
 #define ARENABENCH_SUMMARY_OUTPUT_H
 
@@ -6,17 +7,28 @@
 
 #include "summarize.h"
 
-enum summary_format { SUMMARY_CSV, SUMMARY_TABLE, SUMMARY_FORMAT_COUNT };
+enum summary_format { SUMMARY_CSV, SUMMARY_TABLE, SUMMARY_JSON, SUMMARY_MARKDOWN,
+                      SUMMARY_FORMAT_COUNT };
 extern const char *const summary_format_names[SUMMARY_FORMAT_COUNT + 1];
 
-/* Write the header and every row.  CSV numbers are the shortest text
-   that reads back as the same double; unknown values are empty fields.
-   The table rounds to 6 significant digits and shows unknowns as "-".
-   LABELS name the percentile columns ("p5").  */
+/* Write the header and every row.  CSV and JSON numbers are the shortest
+   text that reads back as the same double; unknown values are empty
+   fields (JSON null).  The table and Markdown give each family of
+   numbers (locations, ratios, ...) at least 6 significant digits and as
+   many more as tell its different values apart, show unknowns as "-",
+   and end with the verdicts of --compare.  LABELS name the percentile
+   columns ("p5").  */
 void summary_output (FILE *out, enum summary_format format,
                      const struct summary_data *data,
                      const struct summary_row *rows, size_t nrows,
                      const struct summary_config *config, char **labels);
+
+/* One line in words per compared row, each begun with PREFIX:
+   "LEVEL: 6.99x [6.54, 7.31] the COLUMN of BASE, p = 2e-7", or "LEVEL:
+   no difference shown at 95% in COLUMN against BASE (...)".  */
+void summary_output_verdicts (FILE *out, const struct summary_data *data,
+                              const struct summary_row *rows, size_t nrows,
+                              const struct summary_config *config, const char *prefix);
 
 /* A ministat-style plot for each value column: every group's values as
    a row of symbols on a common scale, then for each group a line with

@@ -3,12 +3,14 @@
    formats and the plot.
 
    Input: byte 0 picks the options (--by, --value, --ratio, --compare,
-   --strict), the CI kind and statistic, and whether the rest is read as
-   one file or as two files split at the first form feed.  The rest is
-   CSV.  Checked on every summary row: each row of the input lands in
-   exactly one of n or missing for every numeric column; min <= median,
-   the mean and every percentile <= max; p50 equals the median;
-   percentiles rise with p; a CI has low <= high; the SD is not negative. */
+   --strict), the CI method and statistic, the format, and whether the
+   rest is read as one file or as two files split at the first form
+   feed.  The rest is CSV.  Checked on every summary row: each row of the
+   input lands in exactly one of n or missing for every numeric column;
+   min <= median, the mean and every percentile <= max; p50 equals the
+   median; percentiles rise with p; a CI has low <= high, and an empty
+   one a reason; the SD is not negative; outliers are at most n; Fieller's
+   interval excludes 1 exactly when Welch's p is below 1 - confidence. */
 #include "fuzz-common.h"
 
 #include <float.h>
@@ -122,8 +124,19 @@ check_rows (const struct summary_data *d, const struct summary_row *rows, size_t
                          config->percentiles[b]);
         }
       FUZZ_ASSERT (!(r->ci_low > r->ci_high), "'%s': CI [%g, %g]", name, r->ci_low, r->ci_high);
-      FUZZ_ASSERT (!(r->ratio_low > r->ratio_high), "'%s': ratio CI [%g, %g]", name,
-                   r->ratio_low, r->ratio_high);
+      FUZZ_ASSERT (!isnan (r->ci_low) || r->ci_why, "'%s': an empty CI without a reason", name);
+      FUZZ_ASSERT (r->outliers_mild + r->outliers_severe <= r->n, "'%s': outliers", name);
+      const struct welch *w = &r->welch;
+      FUZZ_ASSERT (!(w->ratio_low > w->ratio_high), "'%s': ratio CI [%g, %g]", name,
+                   w->ratio_low, w->ratio_high);
+      FUZZ_ASSERT (!(w->diff_low > w->diff_high), "'%s': difference CI [%g, %g]", name,
+                   w->diff_low, w->diff_high);
+      /* Away from the boundary, where rounding may tip either way.  */
+      if (r->compared && !w->ratio_why && fabs (w->p - 0.1) > 1e-6
+          && fabs (w->ratio_low - 1) > 1e-9 && fabs (w->ratio_high - 1) > 1e-9)
+        FUZZ_ASSERT ((w->ratio_low <= 1 && 1 <= w->ratio_high) == (w->p >= 0.1),
+                     "'%s': Fieller [%.17g, %.17g] against Welch p %.17g", name,
+                     w->ratio_low, w->ratio_high, w->p);
     }
 }
 
@@ -145,12 +158,10 @@ body (void *context)
   struct summary_config config = {
     .percentiles = percentiles,
     .npercentiles = ARRAY_SIZE (percentiles),
-    .bootstrap = {
-      .method = (in->mode >> 3) & 1 ? BOOTSTRAP_BCA : BOOTSTRAP_PERCENTILE,
-      .confidence = 0.9,
-      .resamples = 25,
-    },
-    .ci_stat = (in->mode >> 4) & 1 ? BOOTSTRAP_MEDIAN : BOOTSTRAP_MEAN,
+    .method = (in->mode >> 3) & 1 ? CI_BCA : CI_AUTO,
+    .stat = (in->mode >> 4) & 1 ? CI_STAT_MEDIAN : CI_STAT_AUTO,
+    .confidence = 0.9,
+    .resamples = 200,
     .seed = 42,
   };
   size_t nrows;
@@ -163,8 +174,10 @@ body (void *context)
       snprintf (text[i], sizeof text[i], "p%g", percentiles[i]);
       labels[i] = text[i];
     }
-  summary_output (sink, (in->mode >> 5) & 1 ? SUMMARY_TABLE : SUMMARY_CSV, d, rows, nrows,
-                  &config, labels);
+  enum summary_format format = (in->mode >> 5) & 1
+    ? ((in->mode >> 3) & 1 ? SUMMARY_MARKDOWN : SUMMARY_TABLE)
+    : ((in->mode >> 4) & 1 ? SUMMARY_JSON : SUMMARY_CSV);
+  summary_output (sink, format, d, rows, nrows, &config, labels);
   if ((in->mode >> 6) & 1)
     summary_output_plot (sink, d, rows, nrows);
   summarize_free (d, rows, nrows);

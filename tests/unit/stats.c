@@ -1,10 +1,13 @@
-/* Unit tests of stats, distributions and bootstrap against reference
-   values.  The special-function references were computed with mpmath at
-   40 digits (betainc, erfc, and quadrature of the t density); the
-   descriptive ones are worked by hand in the comments.  */
+/* Unit tests of stats, distributions, intervals and bootstrap against
+   reference values.  The special-function references were computed with
+   mpmath at 40 digits (betainc, erfc, and quadrature of the t density),
+   and with scipy into tests/data/reference/distributions.csv (see
+   make-reference.py there); the descriptive ones are worked by hand in
+   the comments.  */
 #include "system.h"
 #include "bootstrap.h"
 #include "distributions.h"
+#include "intervals.h"
 #include "rng.h"
 #include "stats.h"
 #include "tap.h"
@@ -74,9 +77,11 @@ test_beta_and_t (void)
   /* Welch: {1..5} against {2,4,...,12}: t = -2.3763541, df = 6.9722557.  */
   double a[] = { 1, 2, 3, 4, 5 }, b[] = { 2, 4, 6, 8, 10, 12 };
   double ma = stats_mean (a, 5), mb = stats_mean (b, 6);
-  is_double (stats_welch_p (ma, stats_sd (a, 5, ma), 5, mb, stats_sd (b, 6, mb), 6),
-             0.049284338206730520766, 1e-14, "Welch p-value");
-  ok (isnan (stats_welch_p (1, 0, 3, 1, 0, 3)), "Welch p-value of two constant samples is NaN");
+  struct welch w;
+  interval_welch (ma, stats_sd (a, 5, ma), 5, mb, stats_sd (b, 6, mb), 6, 0.95, &w);
+  is_double (w.p, 0.049284338206730520766, 1e-14, "Welch p-value");
+  interval_welch (1, 0, 3, 1, 0, 3, 0.95, &w);
+  ok (isnan (w.p) && w.diff_why, "Welch p-value of two constant samples is NaN");
 }
 
 static void
@@ -170,17 +175,17 @@ test_bootstrap (void)
 {
   struct rng rng;
   double low, high;
-  struct bootstrap_config pct = { BOOTSTRAP_PERCENTILE, 0.95, 10000 };
-  struct bootstrap_config bca = { BOOTSTRAP_BCA, 0.95, 10000 };
+  struct bootstrap_config pct = { BOOTSTRAP_PERCENTILE, 0.95, 10000, NULL };
+  struct bootstrap_config bca = { BOOTSTRAP_BCA, 0.95, 10000, NULL };
   double one[] = { 3 }, same[] = { 2, 2, 2, 2 };
 
   rng_seed (&rng, 1);
-  ok (!bootstrap_ci (&pct, BOOTSTRAP_MEAN, one, 1, &rng, &low, &high) && isnan (low),
+  ok (bootstrap_ci (&pct, BOOTSTRAP_MEAN, one, 1, &rng, &low, &high) && isnan (low),
       "no interval for one value");
-  ok (!bootstrap_ci (&bca, BOOTSTRAP_MEDIAN, same, 4, &rng, &low, &high) && isnan (high),
+  ok (bootstrap_ci (&bca, BOOTSTRAP_MEDIAN, same, 4, &rng, &low, &high) && isnan (high),
       "no interval for constant data");
-  struct bootstrap_config none = { BOOTSTRAP_PERCENTILE, 0.95, 0 };
-  ok (!bootstrap_ci (&none, BOOTSTRAP_MEAN, same, 4, &rng, &low, &high),
+  struct bootstrap_config none = { BOOTSTRAP_PERCENTILE, 0.95, 0, NULL };
+  ok (bootstrap_ci (&none, BOOTSTRAP_MEAN, same, 4, &rng, &low, &high) != NULL,
       "no interval without resamples");
 
   enum { N = 10000 };
@@ -236,22 +241,111 @@ test_bootstrap (void)
   bootstrap_ci (&bca, BOOTSTRAP_MEAN, e, 200, &rng, &blow, &bhigh);
   ok (blow > low && bhigh > high, "BCa shifts a skewed mean's interval right");
 
-  /* Ratio of means: NUM is DEN scaled by 2 plus noise.  */
-  static double num[500], den[500];
-  rng_seed (&rng, 7);
-  for (int i = 0; i < 500; i++)
+  /* Bootstrap-t of the exponential's mean: to the right of the t
+     interval, as skewed data demand, and holding the mean.  */
+  struct bootstrap_config boot_t = { BOOTSTRAP_STUDENT, 0.95, 10000, NULL };
+  rng_seed (&rng, 6);
+  ok (bootstrap_ci (&boot_t, BOOTSTRAP_MEAN, e, 200, &rng, &blow, &bhigh) == NULL,
+      "bootstrap-t gives an interval");
+  double em = stats_mean (e, 200), tlow, thigh;
+  interval_t_mean (em, stats_sd (e, 200, em), 200, 0.95, &tlow, &thigh);
+  ok (blow < em && em < bhigh && blow > tlow && bhigh > thigh,
+      "bootstrap-t of a right-skewed mean lies right of the t interval");
+
+  /* The median of {1,2,2,2,3}: every leave-one-out median is 2, so BCa's
+     acceleration is undefined, though resamples vary.  */
+  double flat[] = { 1, 2, 2, 2, 3 };
+  rng_seed (&rng, 9);
+  const char *why = bootstrap_ci (&bca, BOOTSTRAP_MEDIAN, flat, 5, &rng, &low, &high);
+  ok (why && STREQ (why, "the jackknife is degenerate (BCa undefined)") && isnan (low),
+      "BCa with a degenerate jackknife gives no interval: %s", why ? why : "(interval)");
+}
+
+/* Every row of tests/data/reference/distributions.csv (scipy).  */
+static void
+test_reference (void)
+{
+  const char *top = getenv ("top_srcdir");
+  char path[4096];
+  snprintf (path, sizeof path, "%s/tests/data/reference/distributions.csv", top ? top : ".");
+  FILE *f = fopen (path, "r");
+  ok (f != NULL, "open %s", path);
+  if (!f)
+    return;
+  char line[256];
+  size_t rows = 0;
+  while (fgets (line, sizeof line, f))
     {
-      den[i] = 10 + normal (&rng);
-      num[i] = 20 + 2 * normal (&rng);
+      char kind[32];
+      double x, df, want;
+      if (sscanf (line, "%31[^,],%lf,%lf,%lf", kind, &x, &df, &want) != 4)
+        continue;
+      rows++;
+      char name[96];
+      snprintf (name, sizeof name, "%s(%g, %g) = %g", kind, x, df, want);
+      if (STREQ (kind, "t_quantile"))
+        is_relative (dist_t_quantile (x, df), want, 1e-12, name);
+      else if (STREQ (kind, "t_two_sided"))
+        is_relative (dist_t_two_sided_p (x, df), want, 1e-12, name);
+      else if (STREQ (kind, "binomial_half_cdf"))
+        is_relative (dist_binomial_half_cdf ((unsigned long) x, (unsigned long) df), want,
+                     1e-12, name);
+      else
+        ok (0, "unknown kind %s", kind);
     }
-  rng_seed (&rng, 8);
-  bool found = bootstrap_ratio_ci (&bca, num, 500, den, 500, &rng, &low, &high);
-  double ratio = stats_mean (num, 500) / stats_mean (den, 500);
-  ok (found && low < ratio && ratio < high && high - low < 0.1 && high - low > 0.02,
-      "ratio-of-means CI holds the ratio %g with width ~4 se: [%g, %g]", ratio, low, high);
-  rng_seed (&rng, 8);
-  ok (!bootstrap_ratio_ci (&pct, num, 1, den, 500, &rng, &low, &high),
-      "no ratio interval when a sample has one value");
+  fclose (f);
+  ok (rows == 30, "30 reference rows read (%zu)", rows);
+}
+
+static void
+test_intervals (void)
+{
+  double low, high, coverage;
+  /* n = 5 at 95%: [x(1), x(5)] covers 1 - 2/32 = 0.9375 only.  */
+  double five[] = { 1, 2, 3, 4, 5 }, six[] = { 1, 2, 3, 4, 5, 6 };
+  ok (interval_median_order (five, 5, 0.95, &low, &high, &coverage) != NULL && isnan (low),
+      "no distribution-free 95%% interval of the median from 5 values");
+  ok (interval_median_min_n (0.95) == 6 && interval_median_min_n (0.99) == 8,
+      "6 values for 95%%, 8 for 99%%");
+  ok (interval_median_order (six, 6, 0.95, &low, &high, &coverage) == NULL
+      && low == 1 && high == 6, "n = 6: [x(1), x(6)]");
+  is_double (coverage, 1 - 2.0 / 64, 0, "its coverage is exactly 1 - 2/64");
+  /* n = 20: P(B <= 5) = 21700/2^20 <= 0.025 < P(B <= 6), so j = 6:
+     [x(6), x(15)] with coverage 1 - 2 * 21700 / 2^20.  */
+  double twenty[20];
+  for (int i = 0; i < 20; i++)
+    twenty[i] = i + 1;
+  ok (interval_median_order (twenty, 20, 0.95, &low, &high, &coverage) == NULL
+      && low == 6 && high == 15, "n = 20: [x(6), x(15)]");
+  is_double (coverage, 1 - 2 * 21700.0 / 1048576, 1e-15, "its coverage is 1 - 43400/2^20");
+  double same[] = { 4, 4, 4, 4, 4, 4, 4 };
+  ok (interval_median_order (same, 7, 0.95, &low, &high, &coverage) != NULL,
+      "no median interval when all values are equal");
+
+  /* t interval of {2,4,4,4,5,5,7,9}: 5 -+ t(7, 0.975) sqrt(32/7)/sqrt(8),
+     t(7, 0.975) = 2.3646242515927844 (scipy).  */
+  double sd = sqrt (32.0 / 7);
+  ok (interval_t_mean (5, sd, 8, 0.95, &low, &high) == NULL, "t interval given");
+  is_double (low, 5 - 2.3646242515927844 * sd / sqrt (8), 1e-14, "t interval low");
+  is_double (high, 5 + 2.3646242515927844 * sd / sqrt (8), 1e-14, "t interval high");
+  ok (interval_t_mean (5, 0, 8, 0.95, &low, &high) != NULL && isnan (low),
+      "no t interval of constant data");
+  ok (interval_t_mean (5, NAN, 1, 0.95, &low, &high) != NULL, "no t interval of one value");
+
+  /* Fieller agrees with Welch: the issue's example, p = 0.14, so the
+     ratio interval must hold 1.  */
+  struct welch w;
+  interval_welch (12.5, 1, 3, 11, 1, 3, 0.95, &w);
+  ok (w.ratio_why == NULL && w.ratio_low < 1 && 1 < w.ratio_high && w.p > 0.05,
+      "Fieller's interval [%g, %g] holds 1 where Welch's p = %g", w.ratio_low, w.ratio_high, w.p);
+  /* At the confidence 1 - p the interval ends at 1 exactly.  */
+  interval_welch (12.5, 1, 3, 11, 1, 3, 1 - w.p, &w);
+  is_double (w.ratio_low, 1, 1e-9, "at confidence 1 - p, Fieller's interval ends at 1");
+  is_double (w.diff_low, 0, 1e-9, "and so does the difference's");
+  /* A base mean within q standard errors of 0: unbounded.  */
+  interval_welch (10, 1, 5, 0.5, 2, 5, 0.95, &w);
+  ok (w.ratio_why != NULL && isnan (w.ratio_low) && w.diff_why == NULL,
+      "Fieller unbounded when the base mean is not clearly away from 0");
 }
 
 int
@@ -262,6 +356,8 @@ main (void)
   test_moments ();
   test_quantiles ();
   test_bootstrap ();
+  test_reference ();
+  test_intervals ();
   tap_plan (tap_count);        /* a trailing plan: TAP allows it */
   return done_testing ();
 }

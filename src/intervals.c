@@ -1,0 +1,150 @@
+/* intervals.c -- t, order-statistic, Welch and Fieller intervals. */
+#include "system.h"
+#include "intervals.h"
+#include "distributions.h"
+
+#include <math.h>
+
+const char *
+interval_t_mean (double mean, double sd, size_t n, double confidence,
+                 double *low, double *high)
+{
+  *low = *high = NAN;
+  if (n < 2)
+    return "fewer than 2 values";
+  if (!(sd > 0))
+    return "all values equal";
+  double q = dist_t_quantile ((1 + confidence) / 2, (double) (n - 1));
+  double half = q * sd / sqrt ((double) n);
+  *low = mean - half;
+  *high = mean + half;
+  if (!isfinite (*low) || !isfinite (*high))
+    {
+      *low = *high = NAN;
+      return "the interval overflows a double";
+    }
+  return NULL;
+}
+
+size_t
+interval_median_min_n (double confidence)
+{
+  /* Coverage of [x(1), x(n)] is 1 - 2^(1-n).  */
+  size_t n = 1;
+  while (n < 2000 && 1 - ldexp (1, 1 - (int) n) < confidence)
+    n++;
+  return n;
+}
+
+const char *
+interval_median_rank (size_t n, double confidence, size_t *j, double *coverage)
+{
+  *j = 0;
+  *coverage = NAN;
+  double alpha = (1 - confidence) / 2;
+  if (n == 0 || dist_binomial_half_cdf (0, n) > alpha)
+    return "too few values for a distribution-free interval of the median";
+  /* Largest J in [1, (n+1)/2] with P(B <= j-1) <= alpha: the tail rises
+     with J, so bisect.  */
+  size_t good = 1, bad = (n + 1) / 2 + 1;
+  while (bad - good > 1)
+    {
+      size_t mid = good + (bad - good) / 2;
+      if (dist_binomial_half_cdf (mid - 1, n) <= alpha)
+        good = mid;
+      else
+        bad = mid;
+    }
+  *j = good;
+  *coverage = 1 - 2 * dist_binomial_half_cdf (good - 1, n);
+  return NULL;
+}
+
+const char *
+interval_median_order (const double *sorted, size_t n, double confidence,
+                       double *low, double *high, double *coverage)
+{
+  *low = *high = NAN;
+  size_t j;
+  const char *why = interval_median_rank (n, confidence, &j, coverage);
+  if (why)
+    return why;
+  if (!(sorted[0] < sorted[n - 1]))
+    return "all values equal";
+  *low = sorted[j - 1];
+  *high = sorted[n - j];
+  return NULL;
+}
+
+void
+interval_welch (double mean1, double sd1, size_t n1,
+                double mean2, double sd2, size_t n2,
+                double confidence, struct welch *w)
+{
+  *w = (struct welch) { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
+                        NAN, NAN, NAN, NULL, NULL };
+  w->diff = mean1 - mean2;
+  if (mean2 != 0 && isfinite (mean1 / mean2))
+    {
+      w->ratio = mean1 / mean2;
+      w->pct = 100 * (w->diff / mean2);
+    }
+  if (n1 < 2 || n2 < 2)
+    {
+      w->diff_why = w->ratio_why = "fewer than 2 values on a side";
+      return;
+    }
+  double v1 = sd1 * sd1 / (double) n1, v2 = sd2 * sd2 / (double) n2;
+  double se2 = v1 + v2;
+  if (!(se2 > 0))
+    {
+      w->diff_why = w->ratio_why = "all values equal on both sides";
+      return;
+    }
+  w->t = w->diff / sqrt (se2);
+  /* Welch-Satterthwaite degrees of freedom.  */
+  w->df = se2 * se2 / (v1 * v1 / (double) (n1 - 1) + v2 * v2 / (double) (n2 - 1));
+  w->p = dist_t_two_sided_p (w->t, w->df);
+  double q = dist_t_quantile ((1 + confidence) / 2, w->df);
+  w->diff_low = w->diff - q * sqrt (se2);
+  w->diff_high = w->diff + q * sqrt (se2);
+
+  /* Fieller: the rho with (mean1 - rho mean2)^2 <= q^2 (v1 + rho^2 v2),
+     that is a rho^2 - 2 b rho + c <= 0.  A bounded interval needs a > 0:
+     the base mean away from 0 by more than q standard errors.  */
+  double q2 = q * q;
+  double a = mean2 * mean2 - q2 * v2;
+  double b = mean1 * mean2;
+  double c = mean1 * mean1 - q2 * v1;
+  if (!(a > 0))
+    {
+      w->ratio_why = "the base mean is not clearly away from 0: Fieller's interval is unbounded";
+      return;
+    }
+  double disc = b * b - a * c;
+  if (disc < 0)
+    disc = 0;
+  double root = sqrt (disc);
+  /* The root nearer 0 by c / (b +- root), without cancellation.  */
+  double r1, r2;
+  if (b >= 0)
+    {
+      r2 = (b + root) / a;
+      r1 = b + root != 0 ? c / (b + root) : 0;
+    }
+  else
+    {
+      r1 = (b - root) / a;
+      r2 = c / (b - root);
+    }
+  w->ratio_low = fmin (r1, r2);
+  w->ratio_high = fmax (r1, r2);
+  if (!isfinite (w->ratio_low) || !isfinite (w->ratio_high))
+    {
+      w->ratio_low = w->ratio_high = NAN;
+      w->ratio_why = "the interval overflows a double";
+      return;
+    }
+  w->pct_low = 100 * (w->ratio_low - 1);
+  w->pct_high = 100 * (w->ratio_high - 1);
+}

@@ -1,0 +1,383 @@
+/* summary-compute.c -- the statistics, interval and comparisons of each
+   summary row. */
+#include "system.h"
+#include "summarize.h"
+#include "die.h"
+#include "key-table.h"
+#include "rng.h"
+#include "stats.h"
+#include "summary-stats.h"
+
+#include <math.h>
+
+const char *const ci_method_names[CI_METHOD_COUNT + 1] = {
+  "auto", "t", "boot-t", "percentile", "bca", "order", NULL
+};
+const char *const ci_stat_names[CI_STAT_COUNT + 1] = {
+  "auto", "mean", "median", "gmean", NULL
+};
+
+/* The seed of the stream for one group, column and purpose: every group
+   draws the same numbers whatever else the input holds.  */
+static uint64_t
+stream_seed (uint64_t seed, const struct summary_data *d, size_t g,
+             const char *column, char purpose)
+{
+  struct key_buffer k = { 0 };
+  key_buffer_add (&k, &purpose, 1);
+  key_buffer_add (&k, column, strlen (column));
+  for (size_t i = 0; i < d->ngroup_names; i++)
+    key_buffer_add (&k, d->groups[g].key[i], strlen (d->groups[g].key[i]));
+  uint64_t h = key_hash (k.text, k.used);
+  free (k.text);
+  return h ^ (seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
+}
+
+/* Progress of a long resampling, on stderr (a terminal).  */
+static size_t progress_row, progress_rows;
+
+static void
+show_progress (size_t done, size_t total)
+{
+  fprintf (stderr, "\r%s: resampling row %zu of %zu: %3.0f%%", program_name,
+           progress_row, progress_rows, 100.0 * (double) done / (double) total);
+}
+
+/* The statistic and method a row's interval uses.  */
+static void
+choose_ci (const struct summary_config *config, const struct summary_value *value,
+           size_t n, struct summary_row *row)
+{
+  enum ci_stat stat = config->stat;
+  if (stat == CI_STAT_AUTO)
+    stat = value->ratio ? CI_STAT_GMEAN : CI_STAT_MEAN;
+  if (stat == CI_STAT_MEAN && config->method == CI_ORDER)
+    stat = CI_STAT_MEDIAN;
+  row->ci_stat = stat;
+  enum ci_method method = config->method;
+  if (method == CI_AUTO)
+    {
+      if (stat == CI_STAT_MEDIAN)
+        method = CI_ORDER;
+      else
+        method = n >= SUMMARY_BOOT_T_MIN && n <= SUMMARY_BOOT_T_MAX && config->resamples
+          ? CI_BOOT_T : CI_T;
+    }
+  row->ci_method = method;
+}
+
+/* The interval of the mean of X (sorted) by METHOD.  */
+static const char *
+mean_interval (const struct summary_config *config, enum ci_method method,
+               const double *x, size_t n, double mean, double sd, struct rng *rng,
+               double *low, double *high)
+{
+  if (method == CI_T)
+    return interval_t_mean (mean, sd, n, config->confidence, low, high);
+  struct bootstrap_config b = {
+    .method = method == CI_BCA ? BOOTSTRAP_BCA
+      : method == CI_BOOT_T ? BOOTSTRAP_STUDENT : BOOTSTRAP_PERCENTILE,
+    .confidence = config->confidence, .resamples = config->resamples,
+    .progress = progress_rows ? show_progress : NULL,
+  };
+  if (n >= 2 && !(sd > 0))
+    return "all values equal";
+  return bootstrap_ci (&b, BOOTSTRAP_MEAN, x, n, rng, low, high);
+}
+
+/* The interval of a row whose values X are sorted when SORTED; the
+   bootstrap methods need them sorted, so that no interval depends on the
+   order of rows.  */
+static const char *
+compute_interval (struct summary_data *d, const struct summary_config *config,
+                  size_t g, size_t v, double *x, size_t n, bool sorted,
+                  struct summary_row *row)
+{
+  row->ci_low = row->ci_high = NAN;
+  if (n == 0)
+    return "no values";
+  struct rng rng;
+  rng_seed (&rng, stream_seed (config->seed, d, g, d->values[v].name, 'c'));
+  bool boot = row->ci_method != CI_T && row->ci_method != CI_ORDER;
+  row->seeded = boot;
+  if (boot && config->resamples == 0)
+    return "no resamples";
+  switch (row->ci_stat)
+    {
+    case CI_STAT_MEDIAN:
+      if (n >= 2 && !(row->min < row->max))
+        return "all values equal";
+      if (row->ci_method == CI_ORDER)
+        {
+          size_t j;
+          double coverage;
+          const char *why = interval_median_rank (n, config->confidence, &j, &coverage);
+          if (why)
+            return why;
+          row->ci_low = sorted ? x[j - 1] : stats_select (x, n, j - 1);
+          row->ci_high = sorted ? x[n - j] : stats_select (x, n, n - j);
+          return NULL;
+        }
+      {
+        struct bootstrap_config b = {
+          .method = row->ci_method == CI_BCA ? BOOTSTRAP_BCA : BOOTSTRAP_PERCENTILE,
+          .confidence = config->confidence, .resamples = config->resamples,
+          .progress = progress_rows ? show_progress : NULL,
+        };
+        return bootstrap_ci (&b, BOOTSTRAP_MEDIAN, x, n, &rng, &row->ci_low, &row->ci_high);
+      }
+    case CI_STAT_GMEAN:
+      {
+        if (!(row->min > 0))
+          return "a value is not positive (no geometric mean)";
+        double *logs = xmalloc (n * sizeof *logs);
+        for (size_t i = 0; i < n; i++)
+          logs[i] = log (x[i]);
+        double m = stats_mean (logs, n);
+        const char *why = mean_interval (config, row->ci_method, logs, n, m,
+                                         stats_sd (logs, n, m), &rng,
+                                         &row->ci_low, &row->ci_high);
+        free (logs);
+        row->ci_low = exp (row->ci_low);
+        row->ci_high = exp (row->ci_high);
+        return why;
+      }
+    default:
+      return mean_interval (config, row->ci_method, x, n, row->mean, row->sd, &rng,
+                            &row->ci_low, &row->ci_high);
+    }
+}
+
+static void
+compute_cell (struct summary_data *d, const struct summary_config *config,
+              size_t g, size_t v, struct summary_row *row)
+{
+  struct summary_cell *cell = &d->groups[g].cells[v];
+  double *x = cell->values;
+  size_t n = cell->n;
+  row->group = g;
+  row->value = v;
+  row->n = n;
+  row->missing = cell->missing;
+  row->percentiles = xcalloc (config->npercentiles + 1, sizeof *row->percentiles);
+  row->mean = row->sd = row->se = row->min = row->median = row->max = row->gmean = NAN;
+  interval_welch (NAN, NAN, 0, NAN, NAN, 0, config->confidence, &row->welch);
+  for (size_t i = 0; i < config->npercentiles; i++)
+    row->percentiles[i] = NAN;
+  choose_ci (config, &d->values[v], n, row);
+  if (n == 0)
+    {
+      row->ci_low = row->ci_high = NAN;
+      row->ci_why = "no values";
+      return;
+    }
+
+  /* The bootstrap costs far more than a sort, and sorted data makes its
+     interval independent of the order of rows; without it, selection
+     finds the order statistics in O(n).  */
+  bool boot = row->ci_method != CI_T && row->ci_method != CI_ORDER && config->resamples
+    && n >= 2;
+  struct summary_sample sample = { x, n, boot, NAN, NAN };
+  if (boot)
+    {
+      stats_sort (x, n);
+      for (size_t i = 0; i < config->npercentiles; i++)
+        row->percentiles[i] = stats_quantile_sorted (x, n, config->percentiles[i] / 100);
+      sample.q1 = stats_quantile_sorted (x, n, 0.25);
+      sample.q3 = stats_quantile_sorted (x, n, 0.75);
+    }
+  else
+    {
+      size_t np = config->npercentiles;
+      double p[np + 2], out[np + 2];
+      for (size_t i = 0; i < np; i++)
+        p[i] = config->percentiles[i] / 100;
+      p[np] = 0.25;
+      p[np + 1] = 0.75;
+      stats_quantiles (x, n, p, np + 2, out);
+      for (size_t i = 0; i < np; i++)
+        row->percentiles[i] = out[i];
+      sample.q1 = out[np];
+      sample.q3 = out[np + 1];
+    }
+  for (size_t i = 0; i < summary_nstatistics; i++)
+    if (summary_statistics[i].compute)
+      summary_statistics[i].compute (&sample, row);
+
+  row->ci_why = compute_interval (d, config, g, v, x, n, boot, row);
+  if (row->ci_why)
+    row->ci_low = row->ci_high = NAN;
+}
+
+/* Compare each group with the group that differs from it only by having
+   the base level in the compared column.  */
+static void
+compare (struct summary_data *d, const struct summary_config *config,
+         struct summary_row *rows, const size_t *row_of)
+{
+  struct key_table bases = { 0 };
+  struct key_buffer k = { 0 };
+  size_t ci = d->compare_index;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t g = 0; g < d->ngroups; g++)
+      {
+        char **key = d->groups[g].key;
+        bool base = STREQ (key[ci], d->compare_level);
+        if (base != (pass == 0))
+          continue;
+        k.used = 0;
+        for (size_t i = 0; i < d->ngroup_names; i++)
+          if (i != ci)
+            key_buffer_add (&k, key[i], strlen (key[i]));
+        if (pass == 0)
+          {
+            key_table_intern (&bases, k.text, k.used, g);
+            continue;
+          }
+        size_t b = key_table_intern (&bases, k.text, k.used, SIZE_MAX);
+        if (b == SIZE_MAX)
+          continue;
+        for (size_t v = 0; v < d->nvalues; v++)
+          {
+            if (!d->values[v].numeric)
+              continue;
+            struct summary_row *row = &rows[row_of[g * d->nvalues + v]];
+            const struct summary_row *base_row = &rows[row_of[b * d->nvalues + v]];
+            row->compared = true;
+            interval_welch (row->mean, row->sd, row->n, base_row->mean, base_row->sd,
+                            base_row->n, config->confidence, &row->welch);
+          }
+      }
+  key_table_free (&bases);
+  free (k.text);
+}
+
+/* Each reason for a missing interval, said once with how often.  */
+static void
+explain (const struct summary_data *d, const struct summary_config *config,
+         const struct summary_row *rows, size_t nrows)
+{
+  const char *said[32];
+  size_t nsaid = 0;
+  for (size_t r = 0; r < nrows; r++)
+    {
+      const char *why = rows[r].ci_why;
+      if (!why || rows[r].n == 0 || STREQ (why, "no resamples"))
+        continue;
+      bool seen = false;
+      for (size_t i = 0; i < nsaid; i++)
+        seen |= said[i] == why;
+      if (seen || nsaid == ARRAY_SIZE (said))
+        continue;
+      said[nsaid++] = why;
+      size_t count = 0;
+      for (size_t s = r; s < nrows; s++)
+        count += rows[s].ci_why == why && rows[s].n > 0;
+      const struct summary_row *row = &rows[r];
+      char where[256] = "";
+      size_t used = 0;
+      for (size_t i = 0; i < d->ngroup_names && used < sizeof where; i++)
+        used += (size_t) snprintf (where + used, sizeof where - used, "%s=%s, ",
+                                   d->group_names[i], d->groups[row->group].key[i]);
+      if (STREQ (why, "too few values for a distribution-free interval of the median"))
+        warn (0, "no distribution-free %g%% interval of the median from fewer than %zu "
+              "values, in %zu row%s (first: %scolumn '%s', n=%zu)", 100 * config->confidence,
+              interval_median_min_n (config->confidence), count, count == 1 ? "" : "s",
+              where, d->values[row->value].name, row->n);
+      else
+        warn (0, "no interval: %s, in %zu row%s (first: %scolumn '%s', n=%zu)",
+              why, count, count == 1 ? "" : "s", where, d->values[row->value].name, row->n);
+    }
+}
+
+/* Each reason for a missing comparison interval, said once.  */
+static void
+explain_comparisons (const struct summary_data *d, const struct summary_row *rows, size_t nrows)
+{
+  const char *said[8];
+  size_t nsaid = 0;
+  for (size_t r = 0; r < nrows; r++)
+    {
+      const struct welch *w = &rows[r].welch;
+      const char *why = w->diff_why ? w->diff_why : w->ratio_why;
+      if (!rows[r].compared || !why)
+        continue;
+      bool seen = false;
+      for (size_t i = 0; i < nsaid; i++)
+        seen |= said[i] == why;
+      if (seen || nsaid == ARRAY_SIZE (said))
+        continue;
+      said[nsaid++] = why;
+      size_t count = 0;
+      for (size_t s = r; s < nrows; s++)
+        count += rows[s].compared
+          && (rows[s].welch.diff_why ? rows[s].welch.diff_why : rows[s].welch.ratio_why) == why;
+      warn (0, "%s: %s, in %zu comparison%s (first: %s=%s, column '%s')",
+            w->diff_why ? "no comparison intervals" : "no interval of the ratio",
+            why, count, count == 1 ? "" : "s",
+            d->group_names[d->compare_index], d->groups[rows[r].group].key[d->compare_index],
+            d->values[rows[r].value].name);
+    }
+}
+
+/* Tukey outliers that are a large share of a row, as hyperfine warns.  */
+static void
+warn_outliers (const struct summary_data *d, const struct summary_row *rows, size_t nrows)
+{
+  for (size_t r = 0; r < nrows; r++)
+    {
+      const struct summary_row *row = &rows[r];
+      size_t out = row->outliers_mild + row->outliers_severe;
+      if (row->n < 10 || 10 * out <= row->n)
+        continue;
+      char where[256] = "";
+      size_t used = 0;
+      for (size_t i = 0; i < d->ngroup_names && used < sizeof where; i++)
+        used += (size_t) snprintf (where + used, sizeof where - used, "%s=%s, ",
+                                   d->group_names[i], d->groups[row->group].key[i]);
+      warn (0, "%scolumn '%s': %zu of %zu values are outliers (%zu mild, %zu severe); "
+            "the runs may have been disturbed", where, d->values[row->value].name, out,
+            row->n, row->outliers_mild, row->outliers_severe);
+    }
+}
+
+struct summary_row *
+summarize_compute (struct summary_data *d, const struct summary_config *config,
+                   size_t *nrows)
+{
+  size_t count = 0;
+  for (size_t v = 0; v < d->nvalues; v++)
+    count += d->values[v].numeric;
+  count *= d->ngroups;
+  struct summary_row *rows = xcalloc (count + 1, sizeof *rows);
+  size_t *row_of = xcalloc (d->ngroups * d->nvalues + 1, sizeof *row_of);
+  /* Progress only where the resampling is long: over a billion draws.  */
+  double draws = 0;
+  if (config->progress)
+    for (size_t g = 0; g < d->ngroups; g++)
+      for (size_t v = 0; v < d->nvalues; v++)
+        draws += (double) d->groups[g].cells[v].n * (double) config->resamples;
+  bool progress = config->progress && draws > 1e9;
+  progress_rows = progress ? count : 0;
+  size_t r = 0;
+  for (size_t g = 0; g < d->ngroups; g++)
+    for (size_t v = 0; v < d->nvalues; v++)
+      if (d->values[v].numeric)
+        {
+          progress_row = r + 1;
+          row_of[g * d->nvalues + v] = r;
+          compute_cell (d, config, g, v, &rows[r++]);
+        }
+  if (progress)
+    fprintf (stderr, "\r\033[K");
+  progress_rows = 0;
+  if (d->compare_level)
+    compare (d, config, rows, row_of);
+  free (row_of);
+  explain (d, config, rows, count);
+  if (d->compare_level)
+    explain_comparisons (d, rows, count);
+  warn_outliers (d, rows, count);
+  *nrows = count;
+  return rows;
+}
