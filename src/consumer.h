@@ -67,6 +67,7 @@ struct consumer_options
   unsigned warmup_epochs;
   enum report_mode report;
   bool report_given;            /* --report was on the command line */
+  double timeout_s;             /* longest wait for a row; 0: no limit */
 };
 
 /* Options every consumer takes; a command numbers its own from
@@ -76,19 +77,23 @@ enum
   CONSUMER_OPT_NO_VERIFY = OPTION_FIRST_PRIVATE,
   CONSUMER_OPT_WARMUP_EPOCHS,
   CONSUMER_OPT_REPORT,
+  CONSUMER_OPT_TIMEOUT,
   CONSUMER_OPT_FIRST_PRIVATE
 };
 
 #define CONSUMER_LONG_OPTIONS \
   { "no-verify", no_argument, NULL, CONSUMER_OPT_NO_VERIFY }, \
   { "warmup-epochs", required_argument, NULL, CONSUMER_OPT_WARMUP_EPOCHS }, \
-  { "report", required_argument, NULL, CONSUMER_OPT_REPORT }
+  { "report", required_argument, NULL, CONSUMER_OPT_REPORT }, \
+  { "timeout", required_argument, NULL, CONSUMER_OPT_TIMEOUT }
 
 /* --help lines of --warmup-epochs and --report.  */
 #define CONSUMER_OPTIONS_HELP "\
   --warmup-epochs N     leave items of the first N epochs out of the receipts\n\
                         and the measured window (default 0)\n\
-  --report items|run    a receipt per item (default), or one row per run\n"
+  --report items|run    a receipt per item (default), or one row per run\n\
+  --timeout SECONDS     give up (exit 75) when no row arrives for SECONDS\n\
+                        (default: wait for as long as the input is open)\n"
 
 /* Defaults: verify, no warm-up, a receipt per item.  */
 void consumer_options_init (struct consumer_options *options);
@@ -99,7 +104,9 @@ bool consumer_option (int code, const char *arg, struct consumer_options *option
 
 /* Read handle rows from stdin to the end and feed them to SINK; writes
    receipts to stdout.  Returns the exit status (EXIT_OK, or EXIT_MISMATCH
-   when any value differed); dies on bad input with the line and why.  */
+   when any value differed); dies on bad input with the line and why, and
+   with EXIT_TEMPFAIL when an item announced by the rows (every sequence of
+   every worker and epoch) was not received and released exactly once.  */
 int consumer_run (const struct consumer_options *options, const struct consumer_sink *sink);
 
 /* The sink is done reading ITEM's bytes: give the space back.  */
