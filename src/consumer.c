@@ -229,7 +229,6 @@ release_finished (struct consumer *c)
         }
       if (s->pinned && c->sink->unpin)
         c->sink->unpin (c->sink->context, &s->arena);
-      s->pinned = false;
       arena_detach (&s->arena, true);
       s->finished = true;
       c->live[i] = c->live[--c->nlive];
@@ -624,7 +623,7 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
     print_run_report (&c);
   for (size_t i = 0; i < c.nsources; i++)
     {
-      if (c.sources[i]->pinned && sink->unpin)
+      if (c.sources[i]->pinned && !c.sources[i]->finished && sink->unpin)
         sink->unpin (sink->context, &c.sources[i]->arena);
       arena_detach (&c.sources[i]->arena, true);
       free (c.sources[i]);
