@@ -802,7 +802,7 @@ arena_check (struct arena *arena, const struct arena_handle *handle,
   if (rec.begin != arena->ring_expect)
     {
       *why = "ring item out of FIFO order";
-      return ARENA_BAD_HANDLE;
+      return ARENA_ORDER;
     }
   arena->ring_expect = rec.end;
   return ARENA_OK;

@@ -167,6 +167,7 @@ enum arena_status
   ARENA_PEER_GONE,      /* the consumer exited or closed its end */
   ARENA_BAD_HANDLE,     /* offset, length, slot or generation do not match */
   ARENA_STALE,          /* the slot was reused while, or before, it was read */
+  ARENA_ORDER,          /* a ring item that is not the next one in FIFO order */
   ARENA_SYSTEM          /* a system call failed; errno holds why */
 };
 

@@ -389,12 +389,13 @@ EOF
     start_producer 2 "$TMP/rows.csv" --backend ring --size 4096 --items 2 --slots 4
     awk -F, -v OFS=, "$script" "$TMP/rows.csv" > "$TMP/in.csv"
     run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
-    assert_status 65
+    # A row missing before one that is there is a gap (75); the rest, 65.
+    case $why in *missing*) assert_status 75 ;; *) assert_status 65 ;; esac
     assert_output "arena-consume: ${why//@NAME@/$(arena_name)}"
     producer_ended 75
   done <<'EOF'
 { print } NR == 2 { print }|line 3: arena '@NAME@': ring item out of FIFO order
-NR == 1 { print } NR == 2 { first = $0 } NR == 3 { print; print first }|line 2: arena '@NAME@': ring item out of FIFO order
+NR == 1 { print } NR == 2 { first = $0 } NR == 3 { print; print first }|line 2: worker 0 epoch 0: sequence 0 is missing: the row of sequence 1 came in its place (a row was dropped or reordered on the way)
 NR == 2 { $6 = 2 } { print }|line 2: arena '@NAME@': stale generation: the ring record holds another item
 NR == 2 { $4 += 8 } { print }|line 2: arena '@NAME@': offset is not a ring record's payload
 NR == 2 { $4 = 4096 } { print }|line 2: arena '@NAME@': offset is not a ring record's payload
@@ -524,11 +525,14 @@ arena-consume: 4 of 8 announced items missing"
 }
 
 @test "a row dropped in the middle: exit 75 at the next row, naming the missing sequence" {
-  start_producer 4 "$TMP/rows.csv" --size 4096 --items 4 --slots 4
-  run bash -c "sed 3d '$TMP/rows.csv' | arena-consume > /dev/null"
-  assert_status 75
-  assert_output "arena-consume: line 3: worker 0 epoch 0: sequence 1 is missing: the row of sequence 2 came in its place (a row was dropped or reordered on the way)"
-  producer_ended 75
+  local backend
+  for backend in pool ring; do
+    start_producer 4 "$TMP/rows.csv" --backend "$backend" --size 4096 --items 4 --slots 4
+    run bash -c "sed 3d '$TMP/rows.csv' | arena-consume > /dev/null"
+    assert_status 75
+    assert_output "arena-consume: line 3: worker 0 epoch 0: sequence 1 is missing: the row of sequence 2 came in its place (a row was dropped or reordered on the way)"
+    producer_ended 75
+  done
 }
 
 @test "a row of another item at the right place (sequence + 251, the pattern's period): refused (65)" {
