@@ -237,6 +237,32 @@ arena_fault_name (void)
   return fault_name;
 }
 
+/* Is HEADER, read from an object of SIZE bytes, a well-formed arena
+   header?  NULL if so, else why not.  */
+static const char *
+header_problem (const struct arena_header *h, uint64_t size)
+{
+  uint64_t hb, cap, sb;
+  if (h->magic != ARENA_MAGIC)
+    return "wrong magic number (not an arenabench arena)";
+  if (h->version != ARENA_VERSION)
+    return "unsupported arena layout version";
+  if (h->backend >= ARENA_BACKEND_COUNT)
+    return "unknown backend in header";
+  if (h->slot_count == 0 || h->slot_count > ARENA_MAX_SLOTS)
+    return "bad slot count in header";
+  if (h->backend == ARENA_RING && h->slot_bytes < ARENA_RECORD_BYTES + ARENA_ALIGN)
+    return "bad record size in header";
+  if (arena_size (h->backend, h->backend == ARENA_POOL ? h->slot_bytes
+                  : h->slot_bytes - ARENA_RECORD_BYTES, h->slot_count, &hb, &cap, &sb) != size
+      || hb != h->header_bytes || cap != h->capacity || sb != h->slot_bytes)
+    return "header sizes do not match the object's size";
+  if (h->workers == 0 || h->workers > ARENA_MAX_WORKERS || h->worker >= h->workers
+      || h->epochs == 0 || h->epochs > ARENA_MAX_EPOCHS || h->items == 0)
+    return "bad workers, epochs or items in header";
+  return NULL;
+}
+
 /* ------------------------------------------------------------ producer */
 
 static void
@@ -316,10 +342,13 @@ arena_create (struct arena *arena, enum arena_backend backend, uint64_t item_byt
   int err = take_lock (fd, LOCK_PRODUCER);
   if (!err && ftruncate (fd, (off_t) total) != 0)
     err = errno;
-  /* Reserve every page now: tmpfs otherwise allocates on first touch and
-     a full /dev/shm would kill us with SIGBUS in the middle of a run.  */
+  /* Reserve every page before touching it: tmpfs otherwise allocates on
+     first touch and a full /dev/shm would kill us with SIGBUS in the
+     middle of a run.  The header's pages first, so that the header is
+     complete before the long reservation of the rest: a producer killed
+     during it leaves an arena that a sweep recognises.  */
   if (!err)
-    err = posix_fallocate (fd, 0, (off_t) total);
+    err = posix_fallocate (fd, 0, (off_t) header_bytes);
   void *base = MAP_FAILED;
   if (!err)
     {
@@ -327,14 +356,22 @@ arena_create (struct arena *arena, enum arena_backend backend, uint64_t item_byt
       if (base == MAP_FAILED)
         err = errno;
     }
+  if (!err)
+    {
+      arena_format (arena, base, total, backend, item_bytes, slots, pin, id);
+      err = posix_fallocate (fd, 0, (off_t) total);
+    }
   if (err)
     {
+      if (base != MAP_FAILED)
+        munmap (base, total);
       close (fd);
       shm_unlink (arena->name);
+      arena->base = NULL;
+      arena->header = NULL;
       return err;
     }
   arena->fd = fd;
-  arena_format (arena, base, total, backend, item_bytes, slots, pin, id);
   register_mapping (arena);
   return 0;
 }
@@ -513,9 +550,10 @@ valid_name (const char *name)
   return name[prefix] != '\0';
 }
 
-/* Is the object NAME an orphan: ours, and nobody holds its producer lock?
-   An empty one younger than a second may be between shm_open and its
-   lock, and is left alone.  */
+/* Is the object NAME an orphan: an arena of ours (mode 0600 and a
+   well-formed header, or empty and older than two seconds: killed before
+   it had a size) whose producer lock nobody holds?  Anything else under
+   our prefix is not ours to remove.  */
 static bool
 orphan (const char *name, bool *live)
 {
@@ -525,13 +563,18 @@ orphan (const char *name, bool *live)
     return false;
   struct stat st;
   bool result = false;
-  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ())
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
+      && (st.st_mode & 0777) == 0600)
     {
       struct timespec now;
       clock_gettime (CLOCK_REALTIME, &now);
-      bool young = st.st_size == 0 && now.tv_sec - st.st_ctim.tv_sec < 2;
-      *live = young || lock_held (fd, LOCK_PRODUCER);
-      result = !*live;
+      struct arena_header h;
+      bool ours = st.st_size == 0
+        ? now.tv_sec - st.st_ctim.tv_sec >= 2
+        : pread (fd, &h, sizeof h, 0) == (ssize_t) sizeof h
+          && !header_problem (&h, (uint64_t) st.st_size);
+      *live = lock_held (fd, LOCK_PRODUCER);
+      result = ours && !*live;
     }
   close (fd);
   return result;
@@ -640,42 +683,24 @@ arena_attach (struct arena *arena, const char *name, const char **why)
   arena->map_bytes = (uint64_t) st.st_size;
   arena->header = base;
   register_mapping (arena);
-  /* Read every field once into our copy, then judge the copy: the
+  /* Read the header once into our copy, then judge the copy: the
      header may change under us.  */
-  volatile struct arena_header *h = arena->header;
-  uint64_t magic = h->magic;
-  uint32_t version = h->version, backend = h->backend, slot_count = h->slot_count;
-  uint64_t header_bytes = h->header_bytes, capacity = h->capacity, slot_bytes = h->slot_bytes;
-  struct arena_identity id = {
-    .run_id = h->run_id, .worker = h->worker, .workers = h->workers,
-    .epochs = h->epochs, .items = h->items,
-  };
-  uint32_t flags = h->flags;
-  uint64_t hb, cap, sb;
-  if (magic != ARENA_MAGIC)
-    reason = "wrong magic number (not an arenabench arena)";
-  else if (version != ARENA_VERSION)
-    reason = "unsupported arena layout version";
-  else if (backend >= ARENA_BACKEND_COUNT)
-    reason = "unknown backend in header";
-  else if (slot_count == 0 || slot_count > ARENA_MAX_SLOTS)
-    reason = "bad slot count in header";
-  else if (backend == ARENA_RING && slot_bytes < ARENA_RECORD_BYTES + ARENA_ALIGN)
-    reason = "bad record size in header";
-  else if (arena_size (backend, backend == ARENA_POOL ? slot_bytes
-                       : slot_bytes - ARENA_RECORD_BYTES, slot_count, &hb, &cap, &sb)
-           != arena->map_bytes
-           || hb != header_bytes || cap != capacity || sb != slot_bytes)
-    reason = "header sizes do not match the object's size";
-  else if (id.workers == 0 || id.workers > ARENA_MAX_WORKERS || id.worker >= id.workers
-           || id.epochs == 0 || id.epochs > ARENA_MAX_EPOCHS || id.items == 0)
-    reason = "bad workers, epochs or items in header";
+  struct arena_header h;
+  memcpy (&h, (const void *) arena->header, sizeof h);
+  reason = header_problem (&h, arena->map_bytes);
   if (reason)
     {
       arena_detach (arena, false);
       *why = reason;
       return EPROTO;
     }
+  enum arena_backend backend = h.backend;
+  uint64_t header_bytes = h.header_bytes, capacity = h.capacity, slot_bytes = h.slot_bytes;
+  uint32_t slot_count = h.slot_count, flags = h.flags;
+  struct arena_identity id = {
+    .run_id = h.run_id, .worker = h.worker, .workers = h.workers,
+    .epochs = h.epochs, .items = h.items,
+  };
   arena->backend = backend;
   arena->header_bytes = header_bytes;
   arena->capacity = capacity;

@@ -13,6 +13,7 @@ NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
 setup() {
   common_setup
   PRODUCERS=()
+  HOLDERS=()
   FORGED=
 }
 
@@ -23,6 +24,7 @@ teardown() {
     wait "$pid" 2>/dev/null || true
   done
   if [ -n "$FORGED" ]; then rm -f "$FORGED"; fi
+  for pid in "${HOLDERS[@]}"; do kill "$pid" 2> /dev/null || true; done
   assert_no_arena_left
   common_teardown
 }
@@ -244,7 +246,8 @@ EOF
 # python keyword arguments (magic, version, backend, mode, size, fill).
 forge() {
   FORGED=/dev/shm/arenabench.$$.f0f0
-  python3 - "$FORGED" "$@" <<'PY'
+  local holder
+  holder=$(python3 - "$FORGED" "$@" 3>&- <<'PY'
 import os, struct, sys
 path = sys.argv[1]
 kw = dict(a.split('=', 1) for a in sys.argv[2:])
@@ -265,10 +268,26 @@ if size >= 296:
     # Its record: generation 1, sequence 0, 4096 bytes, worker 0, epoch 0.
     data[264:296] = struct.pack('<QQQII', 1, 0, 4096, 0, 0)
 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+# Hold the producer's lock (an OFD write lock on byte 0), as a live
+# producer does, so that no sweep running beside the test removes it.
+import fcntl
+fcntl.fcntl(fd, 37, struct.pack('hhxxxxqqixxxx', fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0))
 os.write(fd, bytes(data))
 os.fchmod(fd, mode)
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    devnull = os.open('/dev/null', os.O_RDWR)
+    for d in (0, 1, 2):
+        os.dup2(devnull, d)
+    import time
+    time.sleep(60)
+    os._exit(0)
+print(pid)
 os.close(fd)
 PY
+)
+  HOLDERS+=("$holder")
   FORGED_NAME=${FORGED#/dev/shm}
 }
 

@@ -841,10 +841,17 @@ test_sweep (void)
   close (pipefd[0]);
   waitpid (pid, NULL, 0);
   ok (got == sizeof dead_path && path_exists (dead_path), "a killed producer left %s", dead_path);
+  /* Not an arena (a zero header) under our prefix: not ours to remove.  */
+  int fd = forge (0600, 5 * page);
+  char forged_path[80];
+  snprintf (forged_path, sizeof forged_path, "/dev/shm%s", forged_name);
   unsigned kept = 0;
   unsigned removed = arena_sweep_orphans (0, &kept);
   ok (removed >= 1 && !path_exists (dead_path) && path_exists (live.path) && kept >= 1,
       "the sweep removes it (%u removed) and keeps the live one (%u kept)", removed, kept);
+  ok (path_exists (forged_path), "and leaves an object that is not a well-formed arena");
+  close (fd);
+  shm_unlink (forged_name);
   arena_unlink (&live);
   arena_detach (&live, false);
 }
