@@ -21,7 +21,7 @@ enum
 {
   OPT_BACKEND = OPTION_FIRST_PRIVATE, OPT_SIZE, OPT_ITEMS, OPT_EPOCHS, OPT_WORKERS,
   OPT_SLOTS, OPT_DTYPE, OPT_KIND, OPT_PIN, OPT_TIMEOUT, OPT_FILL,
-  OPT_FILL_RATE, OPT_FILL_CHUNK, OPT_CPU_LIST,
+  OPT_FILL_RATE, OPT_FILL_CHUNK, OPT_CPU_LIST, OPT_SWEEP,
 };
 
 static const struct option long_options[] = {
@@ -39,6 +39,7 @@ static const struct option long_options[] = {
   { "fill-rate", required_argument, NULL, OPT_FILL_RATE },
   { "fill-chunk", required_argument, NULL, OPT_FILL_CHUNK },
   { "cpu-list", required_argument, NULL, OPT_CPU_LIST },
+  { "sweep", no_argument, NULL, OPT_SWEEP },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -78,7 +79,7 @@ See arena-produce(1) and arenabench(7).\n", stdout);
 struct produce_config
 {
   struct run_config run;
-  uint32_t epochs;
+  bool sweep;
   uint64_t timeout_ns;
   double timeout_s;
   enum payload_store store;
@@ -132,18 +133,38 @@ static _Noreturn void
 worker_failed (uint32_t worker, enum arena_status status, const struct produce_config *cfg,
                const char *when)
 {
-  const char *name = arenas[worker].name;
+  const struct arena *arena = &arenas[worker];
+  const char *name = arena->name;
+  uint64_t written = atomic_load (&arena->header->produced);
   switch (status)
     {
     case ARENA_TIMEOUT:
+      /* Which side stalled: rows written against items released.  */
+      if (!arena_consumer_attached (arena))
+        die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": %s: no consumer attached to arena '%s' "
+             "in %g s, %" PRIu64 " rows written: the rows are not reaching a consumer "
+             "(a filter in the pipe holds them, or nobody reads them)",
+             worker, when, name, cfg->timeout_s, written);
       die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": %s: no space freed in arena '%s' for %g s: "
-           "the consumer stalled or is not reading", worker, when, name, cfg->timeout_s);
+           "the consumer stalled (it released %" PRIu64 " of %" PRIu64 " items)",
+           worker, when, name, cfg->timeout_s, arena_released_count (arena), written);
     case ARENA_PEER_GONE:
       die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": %s: the consumer went away (arena '%s')",
            worker, when, name);
     default:
       die (EXIT_SOFTWARE, errno, "worker %" PRIu32 ": %s: arena '%s'", worker, when, name);
     }
+}
+
+/* Nobody attached a few seconds after the first row: most often a filter
+   between us and the consumer that buffers its output.  */
+static void
+attach_notice (const struct arena *arena, uint64_t waited_ns)
+{
+  warn (0, "worker %d: no consumer has attached to arena '%s' %.0f s after its first row: "
+        "a filter in the pipe may be holding the rows (use grep --line-buffered, sed -u, "
+        "stdbuf -oL, or fflush() in awk); waiting up to --timeout",
+        my_worker, arena->name, (double) waited_ns / 1e9);
 }
 
 static void
@@ -159,8 +180,14 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
   int cpu = cfg->ncpus ? cfg->cpus[worker % cfg->ncpus] : -1;
   if (cpu >= 0 && (errno = fill_pace_bind (cpu)))
     die (EXIT_OSERR, errno, "worker %" PRIu32 ": cannot bind to CPU %d", worker, cpu);
+  arena->attach_notice = attach_notice;
+  sigjmp_buf truncated;
+  if (sigsetjmp (truncated, 1))
+    die (EXIT_DATAERR, 0, "worker %" PRIu32 ": arena '%s': truncated by another process "
+         "while in use", worker, arena_fault_name ());
+  arena_fault_catch (&truncated);
 
-  for (uint32_t epoch = 0; epoch < cfg->epochs; epoch++)
+  for (uint32_t epoch = 0; epoch < cfg->run.epochs; epoch++)
     for (uint64_t index = 0; index < cfg->run.items; index++)
       {
         row.epoch = epoch;
@@ -173,7 +200,9 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
         fill_pace_fill (&pace, &row.layout, row.sequence, arena->base + row.handle.offset,
                         cfg->store);
         row.gen_ns = clock_now_ns () - start;
-        arena_publish (arena, &row.handle);
+        struct arena_item item = { .sequence = row.sequence, .epoch = epoch };
+        arena_publish (arena, &row.handle, &item,
+                       epoch + 1 == cfg->run.epochs && index + 1 == cfg->run.items);
         handle_row_format (&line, &row);
         int err = csv_line_write (&line, STDOUT_FILENO);
         if (err == EPIPE)
@@ -186,6 +215,7 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
   enum arena_status st = arena_finish (arena, cfg->timeout_ns, STDOUT_FILENO);
   if (st != ARENA_OK)
     worker_failed (worker, st, cfg, "waiting for the consumer to release every item");
+  arena_fault_catch (NULL);
   arena_detach (arena, false);
 }
 
@@ -209,11 +239,18 @@ start_workers (const struct produce_config *cfg)
               unlink_all ();
               _exit (EXIT_TEMPFAIL);
             }
+          /* Hold only our own arena open: its lock then lives exactly as
+             long as this worker.  */
+          for (uint32_t other = 0; other < worker_count; other++)
+            if (other != w)
+              arena_detach (&arenas[other], false);
           run_worker (w, cfg);
           exit (EXIT_OK);
         }
       worker_pids[w] = pid;
     }
+  for (uint32_t w = 0; w < worker_count; w++)
+    arena_detach (&arenas[w], false);
 }
 
 /* Wait for every worker; the first failure stops the others.  */
@@ -249,13 +286,24 @@ wait_workers (void)
   return result;
 }
 
+/* --sweep: remove what producers killed before any consumer attached
+   left behind (arenabench(7), "Leftover arenas").  */
+static int
+sweep (void)
+{
+  unsigned kept;
+  unsigned removed = arena_sweep_orphans (0, &kept);
+  printf ("removed %u orphaned arena%s; %u in use left alone\n", removed,
+          removed == 1 ? "" : "s", kept);
+  return EXIT_OK;
+}
+
 static void
 parse_options (int argc, char **argv, struct produce_config *cfg)
 {
   *cfg = (struct produce_config) {
     .run = { .backend = ARENA_POOL, .size_bytes = 8 << 20, .dtype = DTYPE_FP32,
-             .kind = KIND_TENSOR, .workers = 1, .slots = 4, .items = 64 },
-    .epochs = 1,
+             .kind = KIND_TENSOR, .workers = 1, .slots = 4, .items = 64, .epochs = 1 },
     .timeout_s = 60,
   };
   int c;
@@ -272,7 +320,7 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
         cfg->run.items = options_uint ("--items", optarg, 1, UINT32_MAX);
         break;
       case OPT_EPOCHS:
-        cfg->epochs = options_uint ("--epochs", optarg, 1, 1000000);
+        cfg->run.epochs = options_uint ("--epochs", optarg, 1, ARENA_MAX_EPOCHS);
         break;
       case OPT_WORKERS:
         cfg->run.workers = options_uint ("--workers", optarg, 1, 1024);
@@ -305,6 +353,9 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
         free (cfg->cpus);
         cfg->ncpus = fill_pace_parse_cpus ("--cpu-list", optarg, &cfg->cpus);
         break;
+      case OPT_SWEEP:
+        cfg->sweep = true;
+        break;
       default:
         options_common (c, usage);
       }
@@ -318,6 +369,8 @@ main (int argc, char **argv)
   options_init (argv);
   struct produce_config cfg;
   parse_options (argc, argv, &cfg);
+  if (cfg.sweep)
+    return sweep ();
 
   worker_count = cfg.run.workers;
   /* The parent holds every arena open: say so now, not after forking.  */
@@ -330,14 +383,19 @@ main (int argc, char **argv)
   die_set_cleanup (unlink_all);
   /* Arenas of producers that were killed before anyone could remove them
      would otherwise hold /dev/shm space until reboot.  */
-  arena_sweep_orphans (0);
+  arena_sweep_orphans (0, NULL);
 
   struct payload_layout layout;
   payload_layout_init (&layout, cfg.run.size_bytes, cfg.run.dtype, cfg.run.kind);
+  struct arena_identity id = {
+    .run_id = arena_new_run_id (), .workers = cfg.run.workers, .epochs = cfg.run.epochs,
+    .items = cfg.run.items,
+  };
   for (uint32_t w = 0; w < worker_count; w++)
     {
+      id.worker = w;
       int err = arena_create (&arenas[w], cfg.run.backend, layout.bytes, cfg.run.slots,
-                              cfg.run.pinned);
+                              cfg.run.pinned, &id);
       if (err)
         {
           uint64_t hb, cap, sb;

@@ -48,7 +48,8 @@ arena_size (enum arena_backend backend, uint64_t item_bytes, uint32_t slots,
             uint64_t *header_bytes, uint64_t *capacity, uint64_t *slot_bytes)
 {
   uint64_t page = page_size ();
-  uint64_t table = backend == ARENA_POOL ? (uint64_t) slots * sizeof (uint64_t) : 0;
+  uint64_t table = backend == ARENA_POOL
+    ? (uint64_t) slots * (sizeof (uint64_t) + sizeof (struct arena_slot_meta)) : 0;
   *header_bytes = align_up (ARENA_SLOT_TABLE + table, page);
   if (backend == ARENA_POOL)
     {
@@ -86,38 +87,56 @@ wake_producer (struct arena_header *h)
     futex (&h->releases, FUTEX_WAKE, INT32_MAX, NULL);
 }
 
-/* Does PID still run?  A zombie (killed, not yet reaped) does not.  */
-static bool
-process_alive (pid_t pid)
+/* Liveness locks.  The producer holds a write lock on byte 0 of the
+   object, the consumer one on byte 1.  They are OFD locks: they belong to
+   the open file description, which every descriptor and mapping of it
+   keeps open, so the kernel drops them when the last holder dies however
+   it dies, and a process in another PID namespace sees them the same.  */
+enum { LOCK_PRODUCER = 0, LOCK_CONSUMER = 1 };
+
+static int
+take_lock (int fd, off_t byte)
 {
-  if (kill (pid, 0) != 0)
-    return errno != ESRCH;
-  char path[64], stat_line[512];
-  snprintf (path, sizeof path, "/proc/%ld/stat", (long) pid);
-  FILE *f = fopen (path, "r");
-  if (!f)
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1 };
+  return fcntl (fd, F_OFD_SETLK, &fl) == 0 ? 0 : errno;
+}
+
+/* Does another open file description hold the lock on BYTE?  When the
+   kernel cannot say, assume it does: a live arena is never removed.  */
+static bool
+lock_held (int fd, off_t byte)
+{
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1 };
+  if (fcntl (fd, F_OFD_GETLK, &fl) != 0)
     return true;
-  bool zombie = false;
-  if (fgets (stat_line, sizeof stat_line, f))
-    {
-      /* "pid (comm) S ...": the state follows the last ')'.  */
-      char *paren = strrchr (stat_line, ')');
-      zombie = paren && paren[1] == ' ' && paren[2] == 'Z';
-    }
-  fclose (f);
-  return !zombie;
+  return fl.l_type != F_UNLCK;
+}
+
+/* A descriptor above 2: with stdin, stdout or stderr closed, shm_open
+   would return 0, 1 or 2, and rows, receipts or messages would be
+   written into the arena.  */
+static int
+high_fd (int fd)
+{
+  if (fd < 0 || fd > STDERR_FILENO)
+    return fd;
+  int high = fcntl (fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+  int err = errno;
+  close (fd);
+  errno = err;
+  return high;
 }
 
 /* Is the consumer gone?  It closed the pipe we write handles to, marked
-   itself done, or its process no longer exists.  */
+   itself done, or attached and has since died (its lock is gone).  */
 static bool
 consumer_gone (const struct arena *arena, int stdout_fd)
 {
   struct arena_header *h = arena->header;
-  if (atomic_load (&h->state) & ARENA_CONSUMER_DONE)
+  uint32_t state = atomic_load (&h->state);
+  if (state & ARENA_CONSUMER_DONE)
     return true;
-  pid_t pid = atomic_load (&h->consumer_pid);
-  if (pid > 0 && !process_alive (pid))
+  if ((state & ARENA_CONSUMER_ATTACHED) && !lock_held (arena->fd, LOCK_CONSUMER))
     return true;
   if (stdout_fd >= 0)
     {
@@ -136,6 +155,13 @@ wait_for_release (struct arena *arena, uint32_t seen, uint64_t deadline, int std
   if (consumer_gone (arena, stdout_fd))
     return ARENA_PEER_GONE;
   uint64_t now = clock_now_ns ();
+  if (!arena->attach_noticed && arena->attach_notice && arena->first_publish_ns
+      && now - arena->first_publish_ns >= ARENA_ATTACH_NOTICE_NS
+      && !(atomic_load (&h->state) & ARENA_CONSUMER_ATTACHED))
+    {
+      arena->attach_noticed = true;
+      arena->attach_notice (arena, now - arena->first_publish_ns);
+    }
   if (now >= deadline)
     return ARENA_TIMEOUT;
   uint64_t slice = deadline - now < LIVENESS_SLICE_NS ? deadline - now : LIVENESS_SLICE_NS;
@@ -147,6 +173,98 @@ wait_for_release (struct arena *arena, uint32_t seen, uint64_t deadline, int std
   return ARENA_OK;
 }
 
+/* ------------------------------------------------ bus errors in arenas */
+
+/* Mapped arenas, for the handler; changed only outside it.  */
+static struct arena *mapped_arenas;
+static _Thread_local sigjmp_buf *fault_env;
+static char fault_name[sizeof ((struct arena *) 0)->name];
+
+static void
+on_bus_error (int sig, siginfo_t *info, void *context)
+{
+  (void) context;
+  const unsigned char *addr = info->si_addr;
+  for (const struct arena *a = mapped_arenas; a; a = a->next_mapped)
+    if (addr >= a->base && addr < a->base + a->map_bytes && fault_env)
+      {
+        memcpy (fault_name, a->name, sizeof fault_name);
+        sigjmp_buf *env = fault_env;
+        fault_env = NULL;
+        siglongjmp (*env, 1);
+      }
+  /* Not ours to explain: returning repeats the access with the default
+     action.  */
+  signal (sig, SIG_DFL);
+}
+
+static void
+register_mapping (struct arena *arena)
+{
+  static bool installed;
+  if (!installed)
+    {
+      struct sigaction sa = { .sa_sigaction = on_bus_error, .sa_flags = SA_SIGINFO };
+      sigemptyset (&sa.sa_mask);
+      sigaction (SIGBUS, &sa, NULL);
+      installed = true;
+    }
+  arena->next_mapped = mapped_arenas;
+  mapped_arenas = arena;
+}
+
+static void
+unregister_mapping (struct arena *arena)
+{
+  for (struct arena **p = &mapped_arenas; *p; p = &(*p)->next_mapped)
+    if (*p == arena)
+      {
+        *p = arena->next_mapped;
+        break;
+      }
+  arena->next_mapped = NULL;
+}
+
+void
+arena_fault_catch (sigjmp_buf *env)
+{
+  fault_env = env;
+}
+
+const char *
+arena_fault_name (void)
+{
+  return fault_name;
+}
+
+/* Is HEADER, read from an object of SIZE bytes, a well-formed arena
+   header?  NULL if so, else why not.  */
+static const char *
+header_problem (const struct arena_header *h, uint64_t size)
+{
+  uint64_t hb, cap, sb;
+  if (h->magic != ARENA_MAGIC)
+    return "wrong magic number (not an arenabench arena)";
+  if (h->version != ARENA_VERSION)
+    return "unsupported arena layout version";
+  if (h->backend >= ARENA_BACKEND_COUNT)
+    return "unknown backend in header";
+  if (h->slot_count == 0 || h->slot_count > ARENA_MAX_SLOTS)
+    return "bad slot count in header";
+  if (h->backend == ARENA_RING && h->slot_bytes < ARENA_RECORD_BYTES + ARENA_ALIGN)
+    return "bad record size in header";
+  if (arena_size (h->backend, h->backend == ARENA_POOL ? h->slot_bytes
+                  : h->slot_bytes - ARENA_RECORD_BYTES, h->slot_count, &hb, &cap, &sb) != size
+      || hb != h->header_bytes || cap != h->capacity || sb != h->slot_bytes)
+    return "header sizes do not match the object's size";
+  if (h->workers == 0 || h->workers > ARENA_MAX_WORKERS || h->worker >= h->workers
+      || h->epochs == 0 || h->epochs > ARENA_MAX_EPOCHS || h->items == 0)
+    return "bad workers, epochs or items in header";
+  return NULL;
+}
+
+/* ------------------------------------------------------------ producer */
+
 static void
 random_name (struct arena *arena)
 {
@@ -157,42 +275,37 @@ random_name (struct arena *arena)
   snprintf (arena->path, sizeof arena->path, "/dev/shm%s", arena->name);
 }
 
-int
-arena_create (struct arena *arena, enum arena_backend backend, uint64_t item_bytes,
-              uint32_t slots, bool pin)
+uint64_t
+arena_new_run_id (void)
+{
+  uint64_t id;
+  rng_entropy_bytes (&id, sizeof id);
+  return id;
+}
+
+static struct arena_slot_meta *
+slot_meta (const struct arena *arena)
+{
+  return (struct arena_slot_meta *) (arena->base + ARENA_SLOT_TABLE
+                                     + (uint64_t) arena->slot_count * sizeof (uint64_t));
+}
+
+void
+arena_format (struct arena *arena, void *base, uint64_t total, enum arena_backend backend,
+              uint64_t item_bytes, uint32_t slots, bool pin, const struct arena_identity *id)
 {
   uint64_t header_bytes, capacity, slot_bytes;
-  uint64_t total = arena_size (backend, item_bytes, slots, &header_bytes, &capacity, &slot_bytes);
-  memset (arena, 0, sizeof *arena);
-  arena->fd = -1;
-  random_name (arena);
-  int fd = shm_open (arena->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-  if (fd < 0)
-    return errno;
-  int err = 0;
-  if (ftruncate (fd, (off_t) total) != 0)
-    err = errno;
-  /* Reserve every page now: tmpfs otherwise allocates on first touch and
-     a full /dev/shm would kill us with SIGBUS in the middle of a run.  */
-  if (!err)
-    err = posix_fallocate (fd, 0, (off_t) total);
-  void *base = MAP_FAILED;
-  if (!err)
-    {
-      base = mmap (NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      if (base == MAP_FAILED)
-        err = errno;
-    }
-  if (err)
-    {
-      close (fd);
-      shm_unlink (arena->name);
-      return err;
-    }
-  arena->fd = fd;
+  arena_size (backend, item_bytes, slots, &header_bytes, &capacity, &slot_bytes);
   arena->base = base;
-  arena->map_bytes = total;
   arena->header = base;
+  arena->map_bytes = total;
+  arena->backend = backend;
+  arena->header_bytes = header_bytes;
+  arena->capacity = capacity;
+  arena->slot_bytes = slot_bytes;
+  arena->slot_count = slots;
+  arena->flags = pin ? ARENA_FLAG_PIN : 0;
+  arena->id = *id;
   arena->next_generation = 1;
   struct arena_header *h = arena->header;
   h->backend = backend;
@@ -200,12 +313,66 @@ arena_create (struct arena *arena, enum arena_backend backend, uint64_t item_byt
   h->capacity = capacity;
   h->slot_bytes = slot_bytes;
   h->slot_count = slots;
-  h->flags = pin ? ARENA_FLAG_PIN : 0;
+  h->flags = arena->flags;
   h->producer_pid = getpid ();
+  h->run_id = id->run_id;
+  h->worker = id->worker;
+  h->workers = id->workers;
+  h->epochs = id->epochs;
+  h->items = id->items;
   h->version = ARENA_VERSION;
   /* Magic last: a consumer that sees it sees a complete header.  */
   atomic_thread_fence (memory_order_release);
   h->magic = ARENA_MAGIC;
+}
+
+int
+arena_create (struct arena *arena, enum arena_backend backend, uint64_t item_bytes,
+              uint32_t slots, bool pin, const struct arena_identity *id)
+{
+  uint64_t header_bytes, capacity, slot_bytes;
+  uint64_t total = arena_size (backend, item_bytes, slots, &header_bytes, &capacity, &slot_bytes);
+  memset (arena, 0, sizeof *arena);
+  arena->fd = -1;
+  random_name (arena);
+  int fd = high_fd (shm_open (arena->name, O_RDWR | O_CREAT | O_EXCL, 0600));
+  if (fd < 0)
+    return errno;
+  /* The lock first: from now on a sweep sees this arena as alive.  */
+  int err = take_lock (fd, LOCK_PRODUCER);
+  if (!err && ftruncate (fd, (off_t) total) != 0)
+    err = errno;
+  /* Reserve every page before touching it: tmpfs otherwise allocates on
+     first touch and a full /dev/shm would kill us with SIGBUS in the
+     middle of a run.  The header's pages first, so that the header is
+     complete before the long reservation of the rest: a producer killed
+     during it leaves an arena that a sweep recognises.  */
+  if (!err)
+    err = posix_fallocate (fd, 0, (off_t) header_bytes);
+  void *base = MAP_FAILED;
+  if (!err)
+    {
+      base = mmap (NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (base == MAP_FAILED)
+        err = errno;
+    }
+  if (!err)
+    {
+      arena_format (arena, base, total, backend, item_bytes, slots, pin, id);
+      err = posix_fallocate (fd, 0, (off_t) total);
+    }
+  if (err)
+    {
+      if (base != MAP_FAILED)
+        munmap (base, total);
+      close (fd);
+      shm_unlink (arena->name);
+      arena->base = NULL;
+      arena->header = NULL;
+      return err;
+    }
+  arena->fd = fd;
+  register_mapping (arena);
   return 0;
 }
 
@@ -215,7 +382,7 @@ reserve_pool (struct arena *arena, uint64_t bytes, uint64_t deadline, int stdout
 {
   struct arena_header *h = arena->header;
   _Atomic uint64_t *slots = slot_table (arena);
-  if (bytes > h->slot_bytes)
+  if (bytes > arena->slot_bytes)
     {
       errno = EMSGSIZE;
       return ARENA_SYSTEM;
@@ -223,15 +390,15 @@ reserve_pool (struct arena *arena, uint64_t bytes, uint64_t deadline, int stdout
   for (;;)
     {
       uint32_t seen = atomic_load_explicit (&h->releases, memory_order_acquire);
-      for (uint32_t k = 0; k < h->slot_count; k++)
+      for (uint32_t k = 0; k < arena->slot_count; k++)
         {
-          uint32_t s = (arena->next_slot + k) % h->slot_count;
+          uint32_t s = (arena->next_slot + k) % arena->slot_count;
           if ((atomic_load_explicit (&slots[s], memory_order_acquire) & 1) == 0)
             {
-              arena->next_slot = (s + 1) % h->slot_count;
+              arena->next_slot = (s + 1) % arena->slot_count;
               *handle = (struct arena_handle) {
                 .slot = s,
-                .offset = h->header_bytes + (uint64_t) s * h->slot_bytes,
+                .offset = arena->header_bytes + (uint64_t) s * arena->slot_bytes,
                 .bytes = bytes,
                 .generation = arena->next_generation++,
               };
@@ -250,29 +417,30 @@ reserve_ring (struct arena *arena, uint64_t bytes, uint64_t deadline, int stdout
 {
   struct arena_header *h = arena->header;
   uint64_t need = ring_record_size (bytes);
-  if (need > h->capacity)
+  uint64_t capacity = arena->capacity;
+  if (need > capacity)
     {
       errno = EMSGSIZE;
       return ARENA_SYSTEM;
     }
-  uint64_t head = atomic_load_explicit (&h->head, memory_order_relaxed);
-  uint64_t at = head % h->capacity;
+  uint64_t head = arena->head;
+  uint64_t at = head % capacity;
   /* A record never wraps: if it does not fit before the end, it starts
      at the beginning and the gap belongs to it.  */
-  uint64_t start = at + need > h->capacity ? head + (h->capacity - at) : head;
+  uint64_t start = at + need > capacity ? head + (capacity - at) : head;
   uint64_t end = start + need;
   for (;;)
     {
       uint32_t seen = atomic_load_explicit (&h->releases, memory_order_acquire);
       uint64_t tail = atomic_load_explicit (&h->tail, memory_order_acquire);
-      if (end - tail <= h->capacity)
+      if (end - tail <= capacity)
         break;
       enum arena_status st = wait_for_release (arena, seen, deadline, stdout_fd);
       if (st != ARENA_OK)
         return st;
     }
-  struct ring_record *rec = (struct ring_record *) (arena->base + h->header_bytes
-                                                    + start % h->capacity);
+  struct ring_record *rec = (struct ring_record *) (arena->base + arena->header_bytes
+                                                    + start % capacity);
   *rec = (struct ring_record) {
     .magic = RING_RECORD_MAGIC,
     .generation = arena->next_generation++,
@@ -282,10 +450,11 @@ reserve_ring (struct arena *arena, uint64_t bytes, uint64_t deadline, int stdout
   };
   *handle = (struct arena_handle) {
     .slot = -1,
-    .offset = h->header_bytes + start % h->capacity + ARENA_RECORD_BYTES,
+    .offset = arena->header_bytes + start % capacity + ARENA_RECORD_BYTES,
     .bytes = bytes,
-    .generation = rec->generation,
+    .generation = arena->next_generation - 1,
   };
+  arena->head = end;
   return ARENA_OK;
 }
 
@@ -294,25 +463,39 @@ arena_reserve (struct arena *arena, uint64_t bytes, uint64_t timeout_ns, int std
                struct arena_handle *handle)
 {
   uint64_t deadline = clock_now_ns () + timeout_ns;
-  return arena->header->backend == ARENA_POOL
+  return arena->backend == ARENA_POOL
     ? reserve_pool (arena, bytes, deadline, stdout_fd, handle)
     : reserve_ring (arena, bytes, deadline, stdout_fd, handle);
 }
 
 void
-arena_publish (struct arena *arena, const struct arena_handle *handle)
+arena_publish (struct arena *arena, const struct arena_handle *handle,
+               const struct arena_item *item, bool last)
 {
   struct arena_header *h = arena->header;
-  if (h->backend == ARENA_POOL)
-    atomic_store_explicit (&slot_table (arena)[handle->slot],
-                           handle->generation << 1 | 1, memory_order_release);
+  if (arena->backend == ARENA_POOL)
+    {
+      slot_meta (arena)[handle->slot] = (struct arena_slot_meta) {
+        .generation = handle->generation, .sequence = item->sequence, .bytes = handle->bytes,
+        .worker = arena->id.worker, .epoch = item->epoch,
+      };
+      atomic_store_explicit (&slot_table (arena)[handle->slot],
+                             handle->generation << 1 | 1, memory_order_release);
+    }
   else
     {
-      const struct ring_record *rec = (const struct ring_record *)
+      struct ring_record *rec = (struct ring_record *)
         (arena->base + handle->offset - ARENA_RECORD_BYTES);
-      atomic_store_explicit (&h->head, rec->end, memory_order_release);
+      rec->sequence = item->sequence;
+      rec->worker = arena->id.worker;
+      rec->epoch = item->epoch;
+      atomic_store_explicit (&h->head, arena->head, memory_order_release);
     }
   atomic_fetch_add_explicit (&h->produced, 1, memory_order_release);
+  if (last)
+    atomic_fetch_or (&h->state, ARENA_PRODUCER_DONE);
+  if (!arena->first_publish_ns)
+    arena->first_publish_ns = clock_now_ns ();
 }
 
 enum arena_status
@@ -332,12 +515,26 @@ arena_finish (struct arena *arena, uint64_t timeout_ns, int stdout_fd)
     }
 }
 
+bool
+arena_consumer_attached (const struct arena *arena)
+{
+  return atomic_load (&arena->header->state) & ARENA_CONSUMER_ATTACHED;
+}
+
+uint64_t
+arena_released_count (const struct arena *arena)
+{
+  return atomic_load (&arena->header->released);
+}
+
 void
 arena_unlink (struct arena *arena)
 {
   if (arena->name[0])
     shm_unlink (arena->name);
 }
+
+/* ------------------------------------------------------------- sweeping */
 
 /* Names we create: "/arenabench." then digits, '.', hex; nothing else may
    reach shm_open, so a row cannot name an arbitrary file.  */
@@ -353,8 +550,38 @@ valid_name (const char *name)
   return name[prefix] != '\0';
 }
 
-/* One pass over /dev/shm: unlink our arenas whose creator is gone.
-   *WAITING counts those whose creator still runs.  */
+/* Is the object NAME an orphan: an arena of ours (mode 0600 and a
+   well-formed header, or empty and older than two seconds: killed before
+   it had a size) whose producer lock nobody holds?  Anything else under
+   our prefix is not ours to remove.  */
+static bool
+orphan (const char *name, bool *live)
+{
+  *live = false;
+  int fd = shm_open (name, O_RDONLY, 0);
+  if (fd < 0)
+    return false;
+  struct stat st;
+  bool result = false;
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
+      && (st.st_mode & 0777) == 0600)
+    {
+      struct timespec now;
+      clock_gettime (CLOCK_REALTIME, &now);
+      struct arena_header h;
+      bool ours = st.st_size == 0
+        ? now.tv_sec - st.st_ctim.tv_sec >= 2
+        : pread (fd, &h, sizeof h, 0) == (ssize_t) sizeof h
+          && !header_problem (&h, (uint64_t) st.st_size);
+      *live = lock_held (fd, LOCK_PRODUCER);
+      result = ours && !*live;
+    }
+  close (fd);
+  return result;
+}
+
+/* One pass over /dev/shm: unlink our arenas whose producer is gone.
+   *WAITING counts those whose producer still runs.  */
 static unsigned
 sweep_pass (unsigned *waiting)
 {
@@ -362,7 +589,6 @@ sweep_pass (unsigned *waiting)
   if (!dir)
     return 0;
   unsigned removed = 0;
-  const char *prefix = ARENA_NAME_PREFIX + 1;       /* without the '/' */
   struct dirent *entry;
   while ((entry = readdir (dir)))
     {
@@ -370,24 +596,18 @@ sweep_pass (unsigned *waiting)
       if (snprintf (name, sizeof name, "/%s", entry->d_name) >= (int) sizeof name
           || !valid_name (name))
         continue;
-      char *end;
-      long pid = strtol (entry->d_name + strlen (prefix), &end, 10);
-      struct stat st;
-      if (*end != '.' || pid <= 0
-          || fstatat (dirfd (dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0
-          || !S_ISREG (st.st_mode) || st.st_uid != geteuid ())
-        continue;
-      if (process_alive ((pid_t) pid))
+      bool live;
+      if (orphan (name, &live))
+        removed += shm_unlink (name) == 0;
+      else if (live)
         (*waiting)++;
-      else if (shm_unlink (name) == 0)
-        removed++;
     }
   closedir (dir);
   return removed;
 }
 
 unsigned
-arena_sweep_orphans (uint64_t grace_ns)
+arena_sweep_orphans (uint64_t grace_ns, unsigned *kept)
 {
   uint64_t deadline = clock_now_ns () + grace_ns;
   unsigned removed = 0;
@@ -396,12 +616,18 @@ arena_sweep_orphans (uint64_t grace_ns)
       unsigned waiting = 0;
       removed += sweep_pass (&waiting);
       if (waiting == 0 || clock_now_ns () >= deadline)
-        return removed;
+        {
+          if (kept)
+            *kept = waiting;
+          return removed;
+        }
       /* A producer killed a moment ago may still be exiting.  */
       struct timespec pause = { 0, 5 * 1000000L };
       nanosleep (&pause, NULL);
     }
 }
+
+/* ------------------------------------------------------------ consumer */
 
 int
 arena_attach (struct arena *arena, const char *name, const char **why)
@@ -417,7 +643,7 @@ arena_attach (struct arena *arena, const char *name, const char **why)
   snprintf (arena->path, sizeof arena->path, "/dev/shm%s", name);
   /* glibc's shm_open adds O_NOFOLLOW: a symlink planted under the name
      fails with ELOOP.  */
-  int fd = shm_open (name, O_RDWR, 0);
+  int fd = high_fd (shm_open (name, O_RDWR, 0));
   if (fd < 0)
     {
       int err = errno;
@@ -456,57 +682,82 @@ arena_attach (struct arena *arena, const char *name, const char **why)
   arena->base = base;
   arena->map_bytes = (uint64_t) st.st_size;
   arena->header = base;
-  struct arena_header *h = arena->header;
-  uint64_t hb, cap, sb;
-  if (h->magic != ARENA_MAGIC)
-    reason = "wrong magic number (not an arenabench arena)";
-  else if (h->version != ARENA_VERSION)
-    reason = "unsupported arena layout version";
-  else if (h->backend >= ARENA_BACKEND_COUNT)
-    reason = "unknown backend in header";
-  else if (h->slot_count == 0 || h->slot_count > ARENA_MAX_SLOTS)
-    reason = "bad slot count in header";
-  else if (h->backend == ARENA_RING && h->slot_bytes < ARENA_RECORD_BYTES + ARENA_ALIGN)
-    reason = "bad record size in header";
-  else if (arena_size (h->backend, h->backend == ARENA_POOL ? h->slot_bytes
-                       : h->slot_bytes - ARENA_RECORD_BYTES, h->slot_count, &hb, &cap, &sb)
-           != arena->map_bytes
-           || hb != h->header_bytes || cap != h->capacity || sb != h->slot_bytes)
-    reason = "header sizes do not match the object's size";
+  register_mapping (arena);
+  /* Read the header once into our copy, then judge the copy: the
+     header may change under us.  */
+  struct arena_header h;
+  memcpy (&h, (const void *) arena->header, sizeof h);
+  reason = header_problem (&h, arena->map_bytes);
   if (reason)
     {
       arena_detach (arena, false);
       *why = reason;
       return EPROTO;
     }
-  arena->ring_expect = atomic_load (&h->tail);
-  atomic_store (&h->consumer_pid, (int32_t) getpid ());
-  atomic_fetch_or (&h->state, ARENA_CONSUMER_ATTACHED);
+  enum arena_backend backend = h.backend;
+  uint64_t header_bytes = h.header_bytes, capacity = h.capacity, slot_bytes = h.slot_bytes;
+  uint32_t slot_count = h.slot_count, flags = h.flags;
+  struct arena_identity id = {
+    .run_id = h.run_id, .worker = h.worker, .workers = h.workers,
+    .epochs = h.epochs, .items = h.items,
+  };
+  arena->backend = backend;
+  arena->header_bytes = header_bytes;
+  arena->capacity = capacity;
+  arena->slot_bytes = slot_bytes;
+  arena->slot_count = slot_count;
+  arena->flags = flags;
+  arena->id = id;
+  /* One consumer per arena: a second that opened the name before the
+     first unlinked it finds the lock taken.  */
+  int err = take_lock (fd, LOCK_CONSUMER);
+  if (err)
+    {
+      arena_detach (arena, false);
+      *why = err == EAGAIN || err == EACCES ? "another consumer has attached to it"
+        : "cannot lock arena";
+      return err == EAGAIN || err == EACCES ? EBUSY : err;
+    }
+  arena->ring_expect = atomic_load (&arena->header->tail);
+  atomic_store (&arena->header->consumer_pid, (int32_t) getpid ());
+  atomic_fetch_or (&arena->header->state, ARENA_CONSUMER_ATTACHED);
   /* We hold the mapping; the name has done its job.  */
   shm_unlink (name);
   return 0;
 }
 
-enum arena_status
-arena_check (struct arena *arena, const struct arena_handle *handle, const char **why)
+/* A message with numbers in it, for WHY.  */
+static _Thread_local char why_text[192];
+
+static const char *
+identity_mismatch (const char *where, uint64_t sequence, uint32_t worker, uint32_t epoch)
 {
-  const struct arena_header *h = arena->header;
-  uint64_t data_end = h->header_bytes + h->capacity;
-  if (handle->offset < h->header_bytes || handle->offset > data_end
+  snprintf (why_text, sizeof why_text,
+            "the row is not the item in the %s: it holds sequence %" PRIu64 " of worker %" PRIu32
+            ", epoch %" PRIu32, where, sequence, worker, epoch);
+  return why_text;
+}
+
+enum arena_status
+arena_check (struct arena *arena, const struct arena_handle *handle,
+             const struct arena_item *item, const char **why)
+{
+  uint64_t data_end = arena->header_bytes + arena->capacity;
+  if (handle->offset < arena->header_bytes || handle->offset > data_end
       || handle->bytes > data_end - handle->offset)
     {
       *why = "offset and length reach outside the arena";
       return ARENA_BAD_HANDLE;
     }
-  if (h->backend == ARENA_POOL)
+  if (arena->backend == ARENA_POOL)
     {
-      if (handle->slot < 0 || (uint64_t) handle->slot >= h->slot_count)
+      if (handle->slot < 0 || (uint64_t) handle->slot >= arena->slot_count)
         {
           *why = "slot out of range";
           return ARENA_BAD_HANDLE;
         }
-      if (handle->offset != h->header_bytes + (uint64_t) handle->slot * h->slot_bytes
-          || handle->bytes > h->slot_bytes)
+      if (handle->offset != arena->header_bytes + (uint64_t) handle->slot * arena->slot_bytes
+          || handle->bytes > arena->slot_bytes)
         {
           *why = "offset or length does not match the slot";
           return ARENA_BAD_HANDLE;
@@ -519,6 +770,23 @@ arena_check (struct arena *arena, const struct arena_handle *handle, const char 
             : "stale generation: the slot is not filled";
           return ARENA_STALE;
         }
+      struct arena_slot_meta meta = ((volatile struct arena_slot_meta *) slot_meta (arena))[handle->slot];
+      if (meta.generation != handle->generation)
+        {
+          *why = "stale generation: the slot's record holds another item";
+          return ARENA_STALE;
+        }
+      if (meta.bytes != handle->bytes)
+        {
+          *why = "length does not match the item in the slot";
+          return ARENA_BAD_HANDLE;
+        }
+      if (meta.sequence != item->sequence || meta.worker != arena->id.worker
+          || meta.epoch != item->epoch)
+        {
+          *why = identity_mismatch ("slot", meta.sequence, meta.worker, meta.epoch);
+          return ARENA_BAD_HANDLE;
+        }
       return ARENA_OK;
     }
   if (handle->slot != -1)
@@ -526,51 +794,69 @@ arena_check (struct arena *arena, const struct arena_handle *handle, const char 
       *why = "a ring item has no slot";
       return ARENA_BAD_HANDLE;
     }
-  if ((handle->offset - h->header_bytes) % ARENA_ALIGN != 0
-      || handle->offset - h->header_bytes < ARENA_RECORD_BYTES)
+  if ((handle->offset - arena->header_bytes) % ARENA_ALIGN != 0
+      || handle->offset - arena->header_bytes < ARENA_RECORD_BYTES)
     {
       *why = "offset is not a ring record's payload";
       return ARENA_BAD_HANDLE;
     }
-  const struct ring_record *rec = (const struct ring_record *)
+  struct ring_record rec = *(const volatile struct ring_record *)
     (arena->base + handle->offset - ARENA_RECORD_BYTES);
-  if (rec->magic != RING_RECORD_MAGIC)
+  if (rec.magic != RING_RECORD_MAGIC)
     {
       *why = "no ring record at this offset";
       return ARENA_BAD_HANDLE;
     }
-  if (rec->generation != handle->generation)
+  if (rec.generation != handle->generation)
     {
       *why = "stale generation: the ring record holds another item";
       return ARENA_STALE;
     }
-  if (rec->bytes != handle->bytes)
+  if (rec.bytes != handle->bytes)
     {
       *why = "length does not match the ring record";
       return ARENA_BAD_HANDLE;
     }
-  /* Items may be checked before earlier ones are released (a pipelined
-     consumer), so order is judged against the last item checked.  */
-  if (rec->begin != arena->ring_expect)
+  if (rec.sequence != item->sequence || rec.worker != arena->id.worker || rec.epoch != item->epoch)
     {
-      *why = "ring item out of FIFO order";
+      *why = identity_mismatch ("ring record", rec.sequence, rec.worker, rec.epoch);
       return ARENA_BAD_HANDLE;
     }
-  arena->ring_expect = rec->end;
+  /* Items may be checked before earlier ones are released (a pipelined
+     consumer), so order is judged against the last item checked.  */
+  if (rec.begin != arena->ring_expect)
+    {
+      *why = "ring item out of FIFO order";
+      return ARENA_ORDER;
+    }
+  arena->ring_expect = rec.end;
   return ARENA_OK;
+}
+
+/* Invert the item's first bytes: if the producer ever publishes this space
+   again without writing it, the item cannot verify, even where the
+   pattern of the new sequence equals the old one's.  */
+static void
+spoil (struct arena *arena, const struct arena_handle *handle)
+{
+  volatile unsigned char *p = arena->base + handle->offset;
+  for (uint64_t i = 0; i < handle->bytes && i < 8; i++)
+    p[i] = (unsigned char) ~p[i];
 }
 
 enum arena_status
 arena_release (struct arena *arena, const struct arena_handle *handle, const char **why)
 {
   struct arena_header *h = arena->header;
-  if (h->backend == ARENA_POOL)
+  if (arena->backend == ARENA_POOL)
     {
+      _Atomic uint64_t *word = &slot_table (arena)[handle->slot];
       uint64_t full = handle->generation << 1 | 1;
       /* Compare-and-swap: a slot refilled during the read, or released
          twice, does not match and is reported.  */
-      if (!atomic_compare_exchange_strong (&slot_table (arena)[handle->slot], &full,
-                                           handle->generation << 1))
+      if (atomic_load_explicit (word, memory_order_acquire) == full)
+        spoil (arena, handle);
+      if (!atomic_compare_exchange_strong (word, &full, handle->generation << 1))
         {
           *why = "stale generation: the slot changed while it was being read";
           return ARENA_STALE;
@@ -578,35 +864,60 @@ arena_release (struct arena *arena, const struct arena_handle *handle, const cha
     }
   else
     {
-      const struct ring_record *rec = (const struct ring_record *)
+      const volatile struct ring_record *rec = (const volatile struct ring_record *)
         (arena->base + handle->offset - ARENA_RECORD_BYTES);
       if (rec->generation != handle->generation)
         {
           *why = "stale generation: the ring record changed while it was being read";
           return ARENA_STALE;
         }
+      uint64_t end = rec->end;
       if (rec->begin != atomic_load_explicit (&h->tail, memory_order_relaxed))
         {
           *why = "ring item released out of FIFO order";
           return ARENA_BAD_HANDLE;
         }
-      atomic_store_explicit (&h->tail, rec->end, memory_order_release);
+      spoil (arena, handle);
+      atomic_store_explicit (&h->tail, end, memory_order_release);
     }
   atomic_fetch_add_explicit (&h->released, 1, memory_order_release);
   wake_producer (h);
+  /* Last: once the count is up, the main thread may unmap the arena.  */
+  atomic_fetch_add_explicit (&arena->released, 1, memory_order_release);
   return ARENA_OK;
+}
+
+bool
+arena_finished (const struct arena *arena)
+{
+  const struct arena_header *h = arena->header;
+  return (atomic_load (&h->state) & ARENA_PRODUCER_DONE)
+    && atomic_load (&h->produced) == atomic_load (&arena->released);
+}
+
+/* Does the object still cover our mapping?  Another process may have
+   truncated it, and touching a page past its end is a bus error.  */
+static bool
+intact (const struct arena *arena)
+{
+  struct stat st;
+  return arena->fd >= 0 && fstat (arena->fd, &st) == 0
+    && (uint64_t) st.st_size >= arena->map_bytes;
 }
 
 void
 arena_detach (struct arena *arena, bool consumer)
 {
-  if (arena->header && consumer)
+  if (arena->header && consumer && intact (arena))
     {
       atomic_fetch_or (&arena->header->state, ARENA_CONSUMER_DONE);
       wake_producer (arena->header);
     }
   if (arena->base)
-    munmap (arena->base, arena->map_bytes);
+    {
+      unregister_mapping (arena);
+      munmap (arena->base, arena->map_bytes);
+    }
   if (arena->fd >= 0)
     close (arena->fd);
   arena->base = NULL;

@@ -2,30 +2,41 @@
    byte ring, with flow control between one producer and one consumer.
 
    Layout of the shared object (all offsets from its start):
-     0                 struct arena_header (magic, layout, counters)
-     256               pool only: one 64-bit word per slot, generation<<1 | full
+     0                 struct arena_header (magic, layout, identity, counters)
+     256               pool only: one 64-bit word per slot, generation<<1 | full,
+                       then one struct arena_slot_meta per slot
      header_bytes      data region of CAPACITY bytes (page aligned)
    Pool slot I starts at header_bytes + I*slot_bytes.  A ring record is a
    64-byte struct ring_record followed by its payload, both 64-aligned.
 
-   Every item placed in an arena gets a fresh generation number; handles
-   carry it, and a consumer refuses a handle whose generation, offset or
-   length does not match what the header says is there.  */
+   Every item placed in an arena gets a fresh generation number, and the
+   producer writes beside it what the item is (worker, epoch, sequence,
+   bytes).  A consumer refuses a handle whose generation, offset, length or
+   identity does not match what the arena says is there.
+
+   The object is shared with processes we do not trust: after creation or
+   attach each side keeps its own copy of the geometry and never re-reads
+   it, and every offset is bounded by that copy.  Liveness is a lock the
+   kernel drops when its holder dies (an OFD lock on the object), never a
+   pid, which means nothing in another PID namespace.  */
 #ifndef ARENABENCH_ARENA_H
 #define ARENABENCH_ARENA_H
 
+#include <setjmp.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #define ARENA_MAGIC UINT64_C (0x31304e4552414241)   /* the bytes "ABAREN01" */
-#define ARENA_VERSION 1
+#define ARENA_VERSION 2
 #define ARENA_NAME_PREFIX "/arenabench."
 #define ARENA_SLOT_TABLE 256
 #define ARENA_ALIGN 64
 #define ARENA_RECORD_BYTES 64
 #define ARENA_MAX_SLOTS 65536
+#define ARENA_MAX_WORKERS 65536
+#define ARENA_MAX_EPOCHS 1000000
 
 enum arena_backend { ARENA_POOL, ARENA_RING, ARENA_BACKEND_COUNT };
 extern const char *const arena_backend_names[ARENA_BACKEND_COUNT + 1];
@@ -35,7 +46,7 @@ enum { ARENA_FLAG_PIN = 1 };
 /* Bits of header->state.  */
 enum
 {
-  ARENA_PRODUCER_DONE = 1,      /* every handle has been written */
+  ARENA_PRODUCER_DONE = 1,      /* the last item is published: no more follow */
   ARENA_CONSUMER_ATTACHED = 2,  /* a consumer mapped it and unlinked the name */
   ARENA_CONSUMER_DONE = 4       /* the consumer left after releasing all it took */
 };
@@ -50,7 +61,7 @@ struct arena_header
   uint64_t slot_bytes;          /* pool: slot stride; ring: record size hint */
   uint32_t slot_count;
   uint32_t flags;
-  int32_t producer_pid;
+  int32_t producer_pid;         /* for messages only: pids cross namespaces */
   _Atomic int32_t consumer_pid;
   _Atomic uint32_t state;
   _Atomic uint32_t releases;    /* futex word: bumped on every release */
@@ -60,6 +71,23 @@ struct arena_header
   _Atomic uint64_t released;    /* items released */
   _Atomic uint64_t head;        /* ring: producer's next byte (monotonic) */
   _Atomic uint64_t tail;        /* ring: consumer's next byte (monotonic) */
+  /* What the producer announced: the consumer checks rows against it.  */
+  uint64_t run_id;              /* the same in every arena of one run */
+  uint64_t items;               /* per worker per epoch */
+  uint32_t worker;
+  uint32_t workers;
+  uint32_t epochs;
+  uint32_t reserved1;
+};
+
+/* Pool: what slot I holds, written before its word is marked full.  */
+struct arena_slot_meta
+{
+  uint64_t generation;
+  uint64_t sequence;
+  uint64_t bytes;
+  uint32_t worker;
+  uint32_t epoch;
 };
 
 struct ring_record
@@ -69,7 +97,25 @@ struct ring_record
   uint64_t bytes;               /* payload bytes */
   uint64_t begin;               /* monotonic head before this record */
   uint64_t end;                 /* monotonic position after this record */
-  uint64_t reserved[3];
+  uint64_t sequence;
+  uint32_t worker;
+  uint32_t epoch;
+  uint64_t reserved;
+};
+
+/* The producer's identity of one run, written into every arena of it.  */
+struct arena_identity
+{
+  uint64_t run_id;
+  uint32_t worker, workers, epochs;
+  uint64_t items;
+};
+
+/* What one item is: written by the producer, checked by the consumer.  */
+struct arena_item
+{
+  uint64_t sequence;
+  uint32_t epoch;
 };
 
 /* Where one item lives: what a handle row carries.  */
@@ -89,11 +135,29 @@ struct arena
   unsigned char *base;
   uint64_t map_bytes;
   int fd;
+  /* Our own copy of the geometry and identity, validated once: the shared
+     header may be rewritten by anyone with access to the object.  */
+  enum arena_backend backend;
+  uint64_t header_bytes, capacity, slot_bytes;
+  uint32_t slot_count;
+  uint32_t flags;
+  struct arena_identity id;
   uint64_t ring_expect;          /* consumer: where the next ring item begins */
+  _Atomic uint64_t released;     /* consumer: items this side released */
   /* producer side */
   uint64_t next_generation;
   uint32_t next_slot;
+  uint64_t head;                 /* ring: the next byte, our own count */
+  uint64_t first_publish_ns;     /* when the first item was published */
+  bool attach_noticed;
+  /* Called once when nobody attached to the arena ATTACH_NOTICE_NS after
+     its first item, while the producer waits (a buffering filter).  */
+  void (*attach_notice) (const struct arena *arena, uint64_t waited_ns);
+  struct arena *next_mapped;     /* list of mappings, for the bus-error handler */
 };
+
+/* How long a producer waits for a consumer to attach before saying so.  */
+#define ARENA_ATTACH_NOTICE_NS (3 * 1000000000ULL)
 
 /* Outcome of a call that may wait on or validate against the peer.  */
 enum arena_status
@@ -103,6 +167,7 @@ enum arena_status
   ARENA_PEER_GONE,      /* the consumer exited or closed its end */
   ARENA_BAD_HANDLE,     /* offset, length, slot or generation do not match */
   ARENA_STALE,          /* the slot was reused while, or before, it was read */
+  ARENA_ORDER,          /* a ring item that is not the next one in FIFO order */
   ARENA_SYSTEM          /* a system call failed; errno holds why */
 };
 
@@ -110,11 +175,22 @@ enum arena_status
 uint64_t arena_size (enum arena_backend backend, uint64_t item_bytes, uint32_t slots,
                      uint64_t *header_bytes, uint64_t *capacity, uint64_t *slot_bytes);
 
+/* Write a fresh header (and empty slot table) for ARENA_SIZE's geometry
+   into BASE, which holds TOTAL bytes; fills ARENA's private copy.  Used by
+   arena_create, and by tests that build arenas in ordinary memory.  */
+void arena_format (struct arena *arena, void *base, uint64_t total, enum arena_backend backend,
+                   uint64_t item_bytes, uint32_t slots, bool pin,
+                   const struct arena_identity *id);
+
 /* Producer: create a fresh arena (O_EXCL, mode 0600, unpredictable name,
    space reserved with posix_fallocate so a full /dev/shm fails here and
-   never as SIGBUS later).  Returns 0 or an errno value.  */
+   never as SIGBUS later), and take the lock that says its producer lives.
+   Returns 0 or an errno value.  */
 int arena_create (struct arena *arena, enum arena_backend backend, uint64_t item_bytes,
-                  uint32_t slots, bool pin);
+                  uint32_t slots, bool pin, const struct arena_identity *id);
+
+/* A fresh random run id.  */
+uint64_t arena_new_run_id (void);
 
 /* Producer: wait (futex, no polling) up to TIMEOUT_NS for room for BYTES,
    and fill in where to write.  Gives up early if STDOUT_FD's reader has
@@ -122,24 +198,34 @@ int arena_create (struct arena *arena, enum arena_backend backend, uint64_t item
 enum arena_status arena_reserve (struct arena *arena, uint64_t bytes, uint64_t timeout_ns,
                                  int stdout_fd, struct arena_handle *handle);
 
-/* Producer: make a reserved and written item visible to the consumer.  */
-void arena_publish (struct arena *arena, const struct arena_handle *handle);
+/* Producer: record what ITEM is and make it visible to the consumer.
+   LAST marks that no item will follow (before its row is written, so a
+   consumer that releases it knows the arena is finished).  */
+void arena_publish (struct arena *arena, const struct arena_handle *handle,
+                    const struct arena_item *item, bool last);
 
 /* Producer: mark the stream complete, then wait until the consumer has
    released everything (or left, or TIMEOUT_NS passed).  */
 enum arena_status arena_finish (struct arena *arena, uint64_t timeout_ns, int stdout_fd);
 
+/* Producer, after a wait failed: did a consumer attach, and how many
+   items has it released (as the shared header says)?  */
+bool arena_consumer_attached (const struct arena *arena);
+uint64_t arena_released_count (const struct arena *arena);
+
 /* Either side: remove the name (harmless when already gone).  */
 void arena_unlink (struct arena *arena);
 
-/* Either side: unlink arenas of this user whose creating process is gone.
-   A producer killed (SIGKILL) before any consumer learned an arena's name
-   leaves it in /dev/shm, and nothing else could remove it; names carry
-   the creator's pid, so it can be told from arenas still in use.  While
-   some creator still runs, passes repeat for up to GRACE_NS, so that one
+/* Either side: unlink arenas of this user whose producer is gone.  A
+   producer killed (SIGKILL) before any consumer learned an arena's name
+   leaves it in /dev/shm, and nothing else could remove it.  An arena's
+   producer holds a lock on it for as long as it lives, in whatever PID
+   namespace; an object without that lock is an orphan (one with no size
+   yet, younger than a second, is one being created).  While some arena is
+   still locked, passes repeat for up to GRACE_NS, so that a producer
    killed a moment ago has finished exiting.  Returns how many were
-   removed.  */
-unsigned arena_sweep_orphans (uint64_t grace_ns);
+   removed; *KEPT (if not NULL) gets how many live ones were left.  */
+unsigned arena_sweep_orphans (uint64_t grace_ns, unsigned *kept);
 
 /* Consumer: open and map NAME, refusing what is not a well-formed arena of
    this user; records the consumer pid and unlinks the name so nothing is
@@ -147,24 +233,40 @@ unsigned arena_sweep_orphans (uint64_t grace_ns);
    with WHY set to a short reason for the message.  */
 int arena_attach (struct arena *arena, const char *name, const char **why);
 
-/* Consumer: check HANDLE against the arena (bounds, slot, generation,
-   ring order) before reading it; on failure WHY says what does not match.
-   Call once per item, in stream order.  */
+/* Consumer: check HANDLE and ITEM against the arena (bounds, slot,
+   generation, ring order, and the worker, epoch, sequence and bytes the
+   producer recorded) before reading it; on failure WHY says what does not
+   match.  Call once per item, in stream order.  */
 enum arena_status arena_check (struct arena *arena, const struct arena_handle *handle,
-                               const char **why);
+                               const struct arena_item *item, const char **why);
 
 /* Consumer: hand the item's space back; re-checks the generation so a
-   slot reused during the read is reported, never silently accepted.  */
+   slot reused during the read is reported, never silently accepted.  The
+   first bytes of the item are inverted first, so a slot the producer
+   failed to rewrite can never pass as a later item whose pattern repeats.  */
 enum arena_status arena_release (struct arena *arena, const struct arena_handle *handle,
                                  const char **why);
 
-/* Consumer: mark that it has left, then unmap.  Producer: unmap.  */
+/* Is the producer's stream complete: it published its last item and the
+   consumer released as many as it published?  */
+bool arena_finished (const struct arena *arena);
+
+/* Consumer: mark that it has left, then unmap.  Producer: unmap.  A
+   consumer does not touch a header whose object has shrunk.  */
 void arena_detach (struct arena *arena, bool consumer);
+
+/* Bus errors: another process may truncate an arena's object while we
+   read or write it.  Between arena_fault_catch (&ENV) and
+   arena_fault_catch (NULL), such a fault in this thread jumps to ENV
+   (sigsetjmp (ENV, 1) returns 1) and arena_fault_name () names the arena;
+   faults elsewhere keep their default action.  */
+void arena_fault_catch (sigjmp_buf *env);
+const char *arena_fault_name (void);
 
 static inline bool
 arena_pinned (const struct arena *arena)
 {
-  return (arena->header->flags & ARENA_FLAG_PIN) != 0;
+  return (arena->flags & ARENA_FLAG_PIN) != 0;
 }
 
 #endif

@@ -9,6 +9,8 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 const char *const report_mode_names[] = { "items", "run", NULL };
@@ -22,10 +24,11 @@ struct source
 {
   struct arena arena;
   struct run_config config;
-  uint64_t items;
+  uint64_t items;             /* rows received: generations 1..items */
   uint64_t pin_ns;
   bool pinned;              /* page-locked: as achieved, not as asked */
   uint64_t shm_bytes;       /* what the object holds in /dev/shm */
+  bool finished;              /* every item released, arena unmapped */
 };
 
 struct consumer
@@ -37,6 +40,8 @@ struct consumer
   struct source **sources;    /* pointers: items in flight hold arenas */
   size_t nsources;
   size_t last_source;
+  struct source **live;       /* sources still mapped */
+  size_t nlive;
   struct csv_line line;
   bool receipt_header_done;
 
@@ -50,6 +55,11 @@ struct consumer
      depends on an arena still being held at the end.  */
   struct run_config first_config;
   uint64_t pss_before, shm_avail_before;
+  /* "After": sampled while arenas are still mapped, just before each
+     finished one is let go and at the end; the highest PSS and the least
+     available space of those samples.  */
+  uint64_t pss_after, shm_avail_after;
+  bool after_taken;
   uint64_t pin_ns, pinned_bytes, shm_bytes;
   bool all_pinned;
   bool pin_warned;
@@ -94,6 +104,9 @@ consumer_option (int code, const char *arg, struct consumer_options *options)
       return true;
     case CONSUMER_OPT_REQUIRE_PIN:
       options->require_pin = true;
+      return true;
+    case CONSUMER_OPT_TIMEOUT:
+      options->timeout_s = options_double ("--timeout", arg, 0.001, 1e6);
       return true;
     default:
       return false;
@@ -322,14 +335,20 @@ count_source (struct consumer *c, const struct source *s)
 static struct source *
 find_source (struct consumer *c, const struct handle_row *row, size_t line)
 {
+  struct source *found = NULL;
   if (c->nsources && STREQ (c->sources[c->last_source]->arena.name, row->arena))
-    return c->sources[c->last_source];
-  for (size_t i = 0; i < c->nsources; i++)
+    found = c->sources[c->last_source];
+  for (size_t i = 0; !found && i < c->nsources; i++)
     if (STREQ (c->sources[i]->arena.name, row->arena))
       {
         c->last_source = i;
-        return c->sources[i];
+        found = c->sources[i];
       }
+  if (found && found->finished)
+    die (EXIT_DATAERR, 0, "line %zu: arena '%s': a row after every item of the arena was "
+         "released (a replayed row)", line, row->arena);
+  if (found)
+    return found;
 
   c->sources = xreallocarray (c->sources, c->nsources + 1, sizeof *c->sources);
   struct source *s = xcalloc (1, sizeof *s);
@@ -349,11 +368,18 @@ find_source (struct consumer *c, const struct handle_row *row, size_t line)
     }
   s->shm_bytes = machine_fd_allocated_bytes (s->arena.fd);
   c->last_source = c->nsources++;
-  const struct arena_header *h = s->arena.header;
-  if (h->backend != row->config.backend || arena_pinned (&s->arena) != row->config.pinned
-      || h->slot_count != row->config.slots)
+  c->live = xreallocarray (c->live, c->nlive + 1, sizeof *c->live);
+  c->live[c->nlive++] = s;
+  const struct arena *a = &s->arena;
+  if (a->backend != row->config.backend || arena_pinned (a) != row->config.pinned
+      || a->slot_count != row->config.slots)
     die (EXIT_DATAERR, 0, "line %zu: arena '%s': backend, pinned or slots differ from its header",
          line, row->arena);
+  if (a->id.worker != row->worker || a->id.workers != row->config.workers
+      || a->id.items != row->config.items || a->id.epochs != row->config.epochs)
+    die (EXIT_DATAERR, 0, "line %zu: arena '%s': worker, workers, items or epochs differ "
+         "from its header (worker %" PRIu32 " of %" PRIu32 ", %" PRIu64 " items, %" PRIu32
+         " epochs)", line, row->arena, a->id.worker, a->id.workers, a->id.items, a->id.epochs);
   s->config = row->config;
   if (row->config.pinned && c->sink->pin)
     {
@@ -367,11 +393,270 @@ find_source (struct consumer *c, const struct handle_row *row, size_t line)
   return s;
 }
 
+/* ------------------------------------------------------ completeness */
+
+/* The sequence of the item with generation GENERATION (from 1) of arena
+   S: a producer publishes its items in order, epoch by epoch.  */
+static uint64_t
+sequence_of (const struct source *s, uint64_t generation, uint32_t *epoch)
+{
+  const struct arena_identity *id = &s->arena.id;
+  uint64_t n = generation - 1;
+  *epoch = (uint32_t) (n / id->items);
+  return ((uint64_t) *epoch * id->workers + id->worker) * id->items + n % id->items;
+}
+
+/* Rows of one arena arrive complete and in order: generation 1, 2, 3...
+   A gap is a row lost on the way (a filter dropped it).  */
+static void
+check_in_order (const struct source *s, const struct handle_row *row, size_t line)
+{
+  if (row->handle.generation == s->items + 1)
+    return;
+  uint32_t epoch;
+  uint64_t missing = sequence_of (s, s->items + 1, &epoch);
+  die (EXIT_TEMPFAIL, 0, "line %zu: worker %" PRIu32 " epoch %" PRIu32 ": sequence %" PRIu64
+       " is missing: the row of sequence %" PRIu64 " came in its place (a row was dropped "
+       "or reordered on the way)", line, row->worker, epoch, missing, row->sequence);
+}
+
+/* Sample the run report's "after" memory figures while arenas are still
+   mapped (an unknown PSS, MACHINE_UNKNOWN, wins the maximum: it stays
+   unknown).  */
+static void
+take_memory_after (struct consumer *c)
+{
+  uint64_t pss = machine_pss_bytes (), avail = machine_fs_avail_bytes ("/dev/shm");
+  if (!c->after_taken || pss > c->pss_after)
+    c->pss_after = pss;
+  if (!c->after_taken || avail < c->shm_avail_after)
+    c->shm_avail_after = avail;
+  c->after_taken = true;
+}
+
+/* Unmap every arena whose producer has published its last item and whose
+   items have all been released: a long-lived consumer keeps no finished
+   arena (nor its /dev/shm pages, nor a descriptor).  */
+static void
+release_finished (struct consumer *c)
+{
+  for (size_t i = 0; i < c->nlive;)
+    {
+      struct source *s = c->live[i];
+      if (!arena_finished (&s->arena)
+          || atomic_load (&s->arena.released) != s->items
+          || atomic_load (&s->arena.header->produced) != s->items)
+        {
+          i++;
+          continue;
+        }
+      take_memory_after (c);
+      if (s->pinned && c->sink->unpin)
+        c->sink->unpin (c->sink->context, &s->arena);
+      arena_detach (&s->arena, true);
+      s->finished = true;
+      c->live[i] = c->live[--c->nlive];
+    }
+}
+
+/* How many lines name missing items before the rest are only counted.  */
+#define MISSING_LINES_MAX 20
+
+/* Report the items of worker W, epochs from FIRST (its items from INDEX
+   on), that never came; returns how many.  */
+static uint64_t
+report_missing (const struct arena_identity *id, uint32_t worker, uint64_t received,
+                const char *why, unsigned *lines)
+{
+  uint64_t total = (uint64_t) id->epochs * id->items;
+  if (received >= total)
+    return 0;
+  for (uint32_t e = (uint32_t) (received / id->items); e < id->epochs; e++)
+    {
+      if (*lines >= MISSING_LINES_MAX)
+        break;
+      (*lines)++;
+      uint64_t from = e == received / id->items ? received % id->items : 0;
+      uint64_t base = ((uint64_t) e * id->workers + worker) * id->items;
+      if (from + 1 == id->items)
+        warn (0, "worker %" PRIu32 " epoch %" PRIu32 ": sequence %" PRIu64 " missing (1 of %"
+              PRIu64 " items%s)", worker, e, base + from, id->items, why);
+      else
+        warn (0, "worker %" PRIu32 " epoch %" PRIu32 ": sequences %" PRIu64 "-%" PRIu64
+              " missing (%" PRIu64 " of %" PRIu64 " items%s)", worker, e, base + from,
+              base + id->items - 1, id->items - from, id->items, why);
+    }
+  return total - received;
+}
+
+static int
+by_run_and_worker (const void *a, const void *b)
+{
+  const struct source *x = *(struct source *const *) a, *y = *(struct source *const *) b;
+  if (x->arena.id.run_id != y->arena.id.run_id)
+    return x->arena.id.run_id < y->arena.id.run_id ? -1 : 1;
+  return (x->arena.id.worker > y->arena.id.worker) - (x->arena.id.worker < y->arena.id.worker);
+}
+
+/* End of input: every item of every worker and epoch that the arenas of
+   each run announced must have been received and released exactly once.
+   A worker with no arena among the rows (killed before its first row, or
+   its rows filtered out) is missing too.  */
+static void
+check_streams_complete (struct consumer *c)
+{
+  uint64_t missing = 0, announced = 0;
+  unsigned lines = 0;
+  for (size_t i = 0; i < c->nsources; i++)
+    {
+      struct source *s = c->sources[i];
+      if (atomic_load (&s->arena.released) != s->items)
+        die (EXIT_SOFTWARE, 0, "arena '%s': %" PRIu64 " items received but %" PRIu64
+             " released", s->arena.name, s->items, (uint64_t) atomic_load (&s->arena.released));
+      if (s->finished)
+        continue;
+      const struct arena_header *h = s->arena.header;
+      uint64_t produced = atomic_load (&h->produced);
+      bool done = atomic_load (&h->state) & ARENA_PRODUCER_DONE;
+      if (!done || produced != s->items)
+        warn (0, "arena '%s': truncated stream: producer (pid %d) %s after %" PRIu64
+              " items, %" PRIu64 " rows received",
+              s->arena.name, (int) h->producer_pid, done ? "finished" : "stopped",
+              produced, s->items);
+    }
+  struct source **sorted = xreallocarray (NULL, c->nsources, sizeof *sorted);
+  memcpy (sorted, c->sources, c->nsources * sizeof *sorted);
+  qsort (sorted, c->nsources, sizeof *sorted, by_run_and_worker);
+  for (size_t i = 0; i < c->nsources;)
+    {
+      const struct arena_identity *id = &sorted[i]->arena.id;
+      announced += (uint64_t) id->workers * id->epochs * id->items;
+      /* Walk the run's workers; arenas of it lie at [i, end).  */
+      size_t end = i;
+      while (end < c->nsources && sorted[end]->arena.id.run_id == id->run_id)
+        end++;
+      size_t k = i;
+      for (uint32_t w = 0; w < id->workers; w++)
+        {
+          if (k < end && sorted[k]->arena.id.worker == w)
+            {
+              missing += report_missing (id, w, sorted[k]->items, "", &lines);
+              k++;
+            }
+          else
+            missing += report_missing (id, w, 0, "; no row of this worker arrived", &lines);
+        }
+      /* Two arenas claiming one worker of a run: the second one's items
+         count against the total as well.  */
+      for (; k < end; k++)
+        announced += (uint64_t) id->epochs * id->items;
+      i = end;
+    }
+  free (sorted);
+  if (missing)
+    die (EXIT_TEMPFAIL, 0, "%" PRIu64 " of %" PRIu64 " announced items missing%s", missing,
+         announced, lines >= MISSING_LINES_MAX ? " (the first ranges are listed above)" : "");
+}
+
+/* ------------------------------------------------------ --timeout */
+
+/* The time we started waiting for the next row (0 while busy), read by
+   the timer's handler.  */
+static _Atomic uint64_t waiting_since_ns;
+static _Atomic uint64_t rows_read;
+static uint64_t row_timeout_ns;
+
+static size_t
+format_u64 (char *out, uint64_t v)
+{
+  char digits[24];
+  size_t n = 0;
+  do
+    digits[n++] = (char) ('0' + v % 10);
+  while (v /= 10);
+  for (size_t i = 0; i < n; i++)
+    out[i] = digits[n - 1 - i];
+  return n;
+}
+
+/* The timer: no row for --timeout seconds.  Only write(2) and _exit(2)
+   here; the producer notices our lock is gone, and nothing of ours is
+   left in /dev/shm (names are unlinked at attach).  */
+static void
+on_row_timer (int sig)
+{
+  (void) sig;
+  uint64_t since = atomic_load (&waiting_since_ns);
+  if (!since || clock_now_ns () - since < row_timeout_ns)
+    return;
+  char text[512];
+  size_t n = 0;
+  const char *parts[] = { program_name, ": stdin: no handle row for ", NULL };
+  for (const char **p = parts; *p; p++)
+    for (const char *q = *p; *q && n < 200; q++)
+      text[n++] = *q;
+  n += format_u64 (text + n, row_timeout_ns / 1000000000ULL);
+  uint64_t ms = row_timeout_ns / 1000000ULL % 1000;
+  if (ms)
+    {
+      text[n++] = '.';
+      text[n++] = (char) ('0' + ms / 100);
+      if (ms % 100)
+        text[n++] = (char) ('0' + ms / 10 % 10);
+      if (ms % 10)
+        text[n++] = (char) ('0' + ms % 10);
+    }
+  const char *mid = " s after ";
+  for (const char *q = mid; *q; q++)
+    text[n++] = *q;
+  uint64_t rows = atomic_load (&rows_read);
+  n += format_u64 (text + n, rows);
+  const char *tail = rows == 1 ? " line: the producer stalled, or a filter in the pipe holds the rows\n"
+    : " lines: the producer stalled, or a filter in the pipe holds the rows\n";
+  for (const char *q = tail; *q; q++)
+    text[n++] = *q;
+  ssize_t ignored = write (STDERR_FILENO, text, n);
+  (void) ignored;
+  _exit (EXIT_TEMPFAIL);
+}
+
+static void
+start_row_timer (double timeout_s)
+{
+  if (timeout_s <= 0)
+    return;
+  row_timeout_ns = (uint64_t) (timeout_s * 1e9);
+  struct sigaction sa = { .sa_handler = on_row_timer, .sa_flags = SA_RESTART };
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGALRM, &sa, NULL);
+  /* Look four times per timeout, at most every second.  */
+  uint64_t tick = row_timeout_ns / 4;
+  if (tick > 1000000000ULL)
+    tick = 1000000000ULL;
+  if (tick < 1000000ULL)
+    tick = 1000000ULL;
+  struct itimerval it = {
+    .it_interval = { (time_t) (tick / 1000000000ULL), (suseconds_t) (tick % 1000000000ULL / 1000) },
+  };
+  it.it_value = it.it_interval;
+  setitimer (ITIMER_REAL, &it, NULL);
+}
+
+static void
+stop_row_timer (void)
+{
+  struct itimerval off = { 0 };
+  setitimer (ITIMER_REAL, &off, NULL);
+  waiting_since_ns = 0;
+}
+
 static void
 on_record (const struct csv_record *record, void *context)
 {
   struct consumer *c = context;
   uint64_t arrive = clock_now_ns ();
+  waiting_since_ns = 0;
+  rows_read++;
   char why[256];
   if (!c->have_header)
     {
@@ -379,6 +664,7 @@ on_record (const struct csv_record *record, void *context)
         die (EXIT_DATAERR, 0, "line %zu: %s", record->line, why);
       c->have_header = true;
       c->idle_since_ns = clock_now_ns ();
+      waiting_since_ns = c->idle_since_ns;
       return;
     }
 
@@ -394,8 +680,15 @@ on_record (const struct csv_record *record, void *context)
          record->line);
 
   const char *reason;
-  if (arena_check (&s->arena, &item.row.handle, &reason) != ARENA_OK)
+  struct arena_item id = { .sequence = item.row.sequence, .epoch = item.row.epoch };
+  enum arena_status st = arena_check (&s->arena, &item.row.handle, &id, &reason);
+  /* A ring item that is truly there but later than the next one: the
+     rows between were lost on the way, as in a pool.  */
+  if (st == ARENA_ORDER && item.row.handle.generation > s->items + 1)
+    check_in_order (s, &item.row, record->line);
+  if (st != ARENA_OK)
     die (EXIT_DATAERR, 0, "line %zu: arena '%s': %s", record->line, item.row.arena, reason);
+  check_in_order (s, &item.row, record->line);
   s->items++;
   c->items_seen++;
 
@@ -412,7 +705,9 @@ on_record (const struct csv_record *record, void *context)
       c->cpu_start_ns = clock_cpu_ns ();
     }
   c->sink->process (c->sink->context, c, &item);
+  release_finished (c);
   c->idle_since_ns = clock_now_ns ();
+  waiting_since_ns = c->idle_since_ns;
 }
 
 bool
@@ -533,6 +828,7 @@ consumer_put_run_receipt (const struct consumer_sink *sink, const struct consume
 static void
 print_run_report (struct consumer *c)
 {
+  take_memory_after (c);
   print_receipt_header (c);
   double seconds = (double) (c->window_end_ns - c->window_start_ns) / 1e9;
   const struct run_config *config = &c->first_config;
@@ -557,34 +853,14 @@ print_run_report (struct consumer *c)
     .pinned_bytes = c->pinned_bytes,
     .shm_bytes = c->shm_bytes,
     .shm_avail_before_bytes = c->shm_avail_before,
-    .shm_avail_after_bytes = machine_fs_avail_bytes ("/dev/shm"),
+    .shm_avail_after_bytes = c->shm_avail_after,
     .pss_before_bytes = c->pss_before,
-    .pss_after_bytes = machine_pss_bytes (),
+    .pss_after_bytes = c->pss_after,
     .rss_peak_bytes = machine_rss_peak_bytes (),
     .extra = c->sink->run_extra ? c->sink->run_extra (c->sink->context) : NULL,
   };
   csv_columns_row (&c->line, run_table (c->sink), &r);
   csv_line_put (&c->line, stdout);
-}
-
-/* Every arena's producer must have finished and every item it published
-   must have come through: otherwise the stream was cut short.  */
-static void
-check_streams_complete (struct consumer *c)
-{
-  for (size_t i = 0; i < c->nsources; i++)
-    {
-      struct source *s = c->sources[i];
-      const struct arena_header *h = s->arena.header;
-      uint64_t produced = atomic_load (&h->produced);
-      bool done = atomic_load (&h->state) & ARENA_PRODUCER_DONE;
-      if (!done || produced != s->items)
-        die (EXIT_TEMPFAIL, 0,
-             "arena '%s': truncated stream: producer (pid %d) %s after %" PRIu64
-             " items, %" PRIu64 " rows received",
-             s->arena.name, (int) h->producer_pid, done ? "finished" : "stopped",
-             produced, s->items);
-    }
 }
 
 int
@@ -597,10 +873,20 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
   active_consumer = &c;
   die_set_cleanup (consumer_cleanup);
   c.idle_since_ns = clock_now_ns ();
+  /* Another process may truncate an arena under us: say so, do not die
+     of SIGBUS.  */
+  static sigjmp_buf truncated;
+  if (sigsetjmp (truncated, 1))
+    die (EXIT_DATAERR, 0, "arena '%s': truncated by another process while in use",
+         arena_fault_name ());
+  arena_fault_catch (&truncated);
+  waiting_since_ns = c.idle_since_ns;
+  start_row_timer (options->timeout_s);
 
   struct csv_reader *reader = csv_reader_new (on_record, &c);
   csv_reader_read_fd (reader, STDIN_FILENO, "stdin");
   csv_reader_free (reader);
+  stop_row_timer ();
   if (sink->flush)
     sink->flush (sink->context, &c);
   /* A producer killed before its first row left an arena nobody named to
@@ -608,8 +894,9 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
      the stream ended early.  */
   bool complete = c.items_seen > 0;
   for (size_t i = 0; complete && i < c.nsources; i++)
-    complete = atomic_load (&c.sources[i]->arena.header->state) & ARENA_PRODUCER_DONE;
-  arena_sweep_orphans (complete ? 0 : ORPHAN_GRACE_NS);
+    complete = c.sources[i]->finished
+      || atomic_load (&c.sources[i]->arena.header->state) & ARENA_PRODUCER_DONE;
+  arena_sweep_orphans (complete ? 0 : ORPHAN_GRACE_NS, NULL);
 
   if (!c.have_header)
     die (EXIT_NOINPUT, 0, "stdin: no handle rows (empty input)");
@@ -624,14 +911,16 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
     print_run_report (&c);
   for (size_t i = 0; i < c.nsources; i++)
     {
-      if (c.sources[i]->pinned && sink->unpin)
+      if (c.sources[i]->pinned && !c.sources[i]->finished && sink->unpin)
         sink->unpin (sink->context, &c.sources[i]->arena);
       arena_detach (&c.sources[i]->arena, true);
       free (c.sources[i]);
     }
+  arena_fault_catch (NULL);
   active_consumer = NULL;
   die_set_cleanup (NULL);
   free (c.sources);
+  free (c.live);
   csv_line_free (&c.line);
   return c.mismatched_items ? EXIT_MISMATCH : EXIT_OK;
 }

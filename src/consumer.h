@@ -100,6 +100,7 @@ struct consumer_options
   enum report_mode report;
   bool report_given;            /* --report was on the command line */
   bool require_pin;             /* a refused page-lock is fatal (71) */
+  double timeout_s;             /* longest wait for a row; 0: no limit */
 };
 
 /* Options every consumer takes; a command numbers its own from
@@ -110,6 +111,7 @@ enum
   CONSUMER_OPT_WARMUP_EPOCHS,
   CONSUMER_OPT_REPORT,
   CONSUMER_OPT_REQUIRE_PIN,
+  CONSUMER_OPT_TIMEOUT,
   CONSUMER_OPT_FIRST_PRIVATE
 };
 
@@ -117,7 +119,8 @@ enum
   { "no-verify", no_argument, NULL, CONSUMER_OPT_NO_VERIFY }, \
   { "warmup-epochs", required_argument, NULL, CONSUMER_OPT_WARMUP_EPOCHS }, \
   { "report", required_argument, NULL, CONSUMER_OPT_REPORT }, \
-  { "require-pin", no_argument, NULL, CONSUMER_OPT_REQUIRE_PIN }
+  { "require-pin", no_argument, NULL, CONSUMER_OPT_REQUIRE_PIN }, \
+  { "timeout", required_argument, NULL, CONSUMER_OPT_TIMEOUT }
 
 /* --help lines of --warmup-epochs, --report and --require-pin.  */
 #define CONSUMER_OPTIONS_HELP "\
@@ -125,7 +128,9 @@ enum
                         and the measured window (default 0)\n\
   --report items|run    a receipt per item (default), or one row per run\n\
   --require-pin         fail (71) when an arena marked for pinning cannot be\n\
-                        page-locked, instead of using it pageable\n"
+                        page-locked, instead of using it pageable\n\
+  --timeout SECONDS     give up (exit 75) when no row arrives for SECONDS\n\
+                        (default: wait for as long as the input is open)\n"
 
 /* Defaults: verify, no warm-up, a receipt per item.  */
 void consumer_options_init (struct consumer_options *options);
@@ -136,7 +141,9 @@ bool consumer_option (int code, const char *arg, struct consumer_options *option
 
 /* Read handle rows from stdin to the end and feed them to SINK; writes
    receipts to stdout.  Returns the exit status (EXIT_OK, or EXIT_MISMATCH
-   when any value differed); dies on bad input with the line and why.  */
+   when any value differed); dies on bad input with the line and why, and
+   with EXIT_TEMPFAIL when an item announced by the rows (every sequence of
+   every worker and epoch) was not received and released exactly once.  */
 int consumer_run (const struct consumer_options *options, const struct consumer_sink *sink);
 
 /* The sink is done reading ITEM's bytes: give the space back.  */

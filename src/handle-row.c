@@ -13,6 +13,7 @@ const char *const handle_column_names[HC_COUNT] = {
   [HC_WORKERS] = "workers", [HC_ITEMS] = "items", [HC_SIZE_BYTES] = "size_bytes",
   [HC_DTYPE] = "dtype", [HC_KIND] = "kind", [HC_LEAVES] = "leaves",
   [HC_PINNED] = "pinned", [HC_SLOTS] = "slots", [HC_GEN_NS] = "gen_ns",
+  [HC_EPOCHS] = "epochs",
 };
 
 void
@@ -48,6 +49,7 @@ handle_row_format (struct csv_line *line, const struct handle_row *row)
   csv_line_u64 (line, row->config.pinned);
   csv_line_u64 (line, row->config.slots);
   csv_line_u64 (line, row->gen_ns);
+  csv_line_u64 (line, row->config.epochs);
 }
 
 bool
@@ -158,6 +160,7 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
   NUMBER (HC_SIZE_BYTES, UINT64_MAX, row->config.size_bytes);
   NUMBER (HC_SLOTS, ARENA_MAX_SLOTS, row->config.slots);
   NUMBER (HC_GEN_NS, UINT64_MAX, row->gen_ns);
+  NUMBER (HC_EPOCHS, ARENA_MAX_EPOCHS, row->config.epochs);
   uint64_t pinned;
   NUMBER (HC_PINNED, 1, pinned);
   row->config.pinned = pinned;
@@ -177,6 +180,8 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
     BAD (HC_WORKER, "is not below the workers column");
   if (row->config.items == 0)
     BAD (HC_ITEMS, "is not a positive count");
+  if (row->epoch >= row->config.epochs)
+    BAD (HC_EPOCH, "is not below the epochs column");
   /* sequence = (epoch*workers + worker)*items + index, index < items.  */
   unsigned __int128 first = ((unsigned __int128) row->epoch * row->config.workers + row->worker)
                             * row->config.items;

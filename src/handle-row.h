@@ -13,7 +13,7 @@ enum handle_column
 {
   HC_ARENA, HC_BACKEND, HC_SLOT, HC_OFFSET, HC_BYTES, HC_GENERATION,
   HC_SEQUENCE, HC_WORKER, HC_EPOCH, HC_WORKERS, HC_ITEMS, HC_SIZE_BYTES,
-  HC_DTYPE, HC_KIND, HC_LEAVES, HC_PINNED, HC_SLOTS, HC_GEN_NS,
+  HC_DTYPE, HC_KIND, HC_LEAVES, HC_PINNED, HC_SLOTS, HC_GEN_NS, HC_EPOCHS,
   HC_COUNT
 };
 
@@ -30,6 +30,7 @@ struct run_config
   uint32_t workers;
   uint32_t slots;
   uint64_t items;           /* per worker per epoch */
+  uint32_t epochs;
 };
 
 struct handle_row
@@ -61,7 +62,8 @@ bool handle_columns_parse (struct handle_columns *columns, const struct csv_reco
                            char *why, size_t why_size);
 
 /* Parse and cross-check a data record (numbers, names, the leaf layout
-   against size/dtype/kind, the sequence against worker/epoch/items).
+   against size/dtype/kind, the sequence against worker/epoch/items, the
+   epoch against epochs).
    Returns false with WHY set ("column 'bytes': 'x' is not a number").  */
 bool handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
                        const struct csv_record *record, char *why, size_t why_size);

@@ -4,15 +4,16 @@
 
 load test-helper
 
-HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns'
+HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
 # A well-formed row naming an arena that does not exist: rows are parsed
 # before any arena is opened, so parse errors need no producer.
-FAKE_ROW='/arenabench.1.dead,pool,0,4096,4096,1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000'
+FAKE_ROW='/arenabench.1.dead,pool,0,4096,4096,1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000,1'
 NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
 
 setup() {
   common_setup
   PRODUCERS=()
+  HOLDERS=()
   FORGED=
 }
 
@@ -23,6 +24,7 @@ teardown() {
     wait "$pid" 2>/dev/null || true
   done
   if [ -n "$FORGED" ]; then rm -f "$FORGED"; fi
+  for pid in "${HOLDERS[@]}"; do kill "$pid" 2> /dev/null || true; done
   assert_no_arena_left
   common_teardown
 }
@@ -158,10 +160,10 @@ EOF
   assert_output "arena-consume: line 2: arena '/arenabench.1.dead': no such arena (its producer exited or it was consumed already)"
   run bash -c "printf '%s\n%s\n' '$HEADER' '${FAKE_ROW%,*}' | arena-consume"
   assert_status 65
-  assert_output "arena-consume: line 2: expected 18 fields, found 17"
+  assert_output "arena-consume: line 2: expected 19 fields, found 18"
   run bash -c "printf '%s\n%s\n' '$HEADER' '$FAKE_ROW,1' | arena-consume"
   assert_status 65
-  assert_output "arena-consume: line 2: expected 18 fields, found 19"
+  assert_output "arena-consume: line 2: expected 19 fields, found 20"
   run bash -c "printf '%s\n\"%s\n' '$HEADER' '$FAKE_ROW' | arena-consume"
   assert_status 65
   assert_output "arena-consume: stdin: line 2: malformed CSV (unterminated or misplaced quote)"
@@ -196,7 +198,7 @@ EOF
 7|+1|column 'sequence': '+1' is not a number in range
 7|1 1|column 'sequence': '1 1' is not a number in range
 8|1|column 'worker': '1' is not below the workers column
-9|1|column 'sequence': '0' does not belong to this worker and epoch
+9|1|column 'epoch': '1' is not below the epochs column
 9|4294967296|column 'epoch': '4294967296' is not a number in range
 10|0|column 'worker': '0' is not below the workers column
 11|0|column 'items': '0' is not a positive count
@@ -209,6 +211,9 @@ EOF
 16|2|column 'pinned': '2' is not a number in range
 17|65537|column 'slots': '65537' is not a number in range
 18|abc|column 'gen_ns': 'abc' is not a number in range
+19|0|column 'epoch': '0' is not below the epochs column
+19|1000001|column 'epochs': '1000001' is not a number in range
+19||column 'epochs': '' is not a number in range
 EOF
   # A ring item has no slot.
   row=$(awk -F, -v OFS=, '{ $2 = "ring"; print }' <<< "$FAKE_ROW")
@@ -241,27 +246,48 @@ EOF
 # python keyword arguments (magic, version, backend, mode, size, fill).
 forge() {
   FORGED=/dev/shm/arenabench.$$.f0f0
-  python3 - "$FORGED" "$@" <<'PY'
+  local holder
+  holder=$(python3 - "$FORGED" "$@" 3>&- <<'PY'
 import os, struct, sys
 path = sys.argv[1]
 kw = dict(a.split('=', 1) for a in sys.argv[2:])
 magic = kw.get('magic', 'ABAREN01').encode()
-version = int(kw.get('version', 1))
+version = int(kw.get('version', 2))
 backend = int(kw.get('backend', 0))
 size = int(kw.get('size', 8192))
 mode = int(kw.get('mode', '600'), 8)
 # magic, version, backend, header_bytes, capacity, slot_bytes, slot_count,
 # flags, producer_pid: the start of struct arena_header.
 header = magic + struct.pack('<IIQQQIIi', version, backend, 4096, 4096, 4096, 1, 0, 0)
+# run_id, items, worker, workers, epochs: the identity of the run at 104.
+header = header.ljust(104, b'\0') + struct.pack('<QQIII', 7, 2, 0, 1, 1)
 data = bytearray(size)
 data[:len(header)] = header[:size]
-if size >= 264:
+if size >= 296:
     data[256:264] = struct.pack('<Q', 1 << 1 | 1)   # slot 0 full, generation 1
+    # Its record: generation 1, sequence 0, 4096 bytes, worker 0, epoch 0.
+    data[264:296] = struct.pack('<QQQII', 1, 0, 4096, 0, 0)
 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+# Hold the producer's lock (an OFD write lock on byte 0), as a live
+# producer does, so that no sweep running beside the test removes it.
+import fcntl
+fcntl.fcntl(fd, 37, struct.pack('hhxxxxqqixxxx', fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0))
 os.write(fd, bytes(data))
 os.fchmod(fd, mode)
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    devnull = os.open('/dev/null', os.O_RDWR)
+    for d in (0, 1, 2):
+        os.dup2(devnull, d)
+    import time
+    time.sleep(60)
+    os._exit(0)
+print(pid)
 os.close(fd)
 PY
+)
+  HOLDERS+=("$holder")
   FORGED_NAME=${FORGED#/dev/shm}
 }
 
@@ -285,7 +311,8 @@ consume_forged() {
   done <<'EOF'
 magic=ABAREN02|wrong magic number (not an arenabench arena)
 magic=NUMPY001|wrong magic number (not an arenabench arena)
-version=2|unsupported arena layout version
+version=1|unsupported arena layout version
+version=3|unsupported arena layout version
 version=0|unsupported arena layout version
 backend=2|unknown backend in header
 size=12288|header sizes do not match the object's size
@@ -324,7 +351,9 @@ EOF
   # nobody published anything, so the stream is also truncated.
   assert_status 75
   assert_output "arena-consume: line 2: sequence 0 leaf 0 index 1: expected 1 (0x3f800000), found 0 (0x00000000) (1019 mismatched elements in the item)
-arena-consume: arena '$FORGED_NAME': truncated stream: producer (pid 0) stopped after 0 items, 1 rows received"
+arena-consume: arena '$FORGED_NAME': truncated stream: producer (pid 0) stopped after 0 items, 1 rows received
+arena-consume: worker 0 epoch 0: sequence 1 missing (1 of 2 items)
+arena-consume: 1 of 2 announced items missing"
   # Attach unlinked it.
   [ ! -e "$FORGED" ]
 }
@@ -379,12 +408,13 @@ EOF
     start_producer 2 "$TMP/rows.csv" --backend ring --size 4096 --items 2 --slots 4
     awk -F, -v OFS=, "$script" "$TMP/rows.csv" > "$TMP/in.csv"
     run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
-    assert_status 65
+    # A row missing before one that is there is a gap (75); the rest, 65.
+    case $why in *missing*) assert_status 75 ;; *) assert_status 65 ;; esac
     assert_output "arena-consume: ${why//@NAME@/$(arena_name)}"
     producer_ended 75
   done <<'EOF'
 { print } NR == 2 { print }|line 3: arena '@NAME@': ring item out of FIFO order
-NR == 1 { print } NR == 2 { first = $0 } NR == 3 { print; print first }|line 2: arena '@NAME@': ring item out of FIFO order
+NR == 1 { print } NR == 2 { first = $0 } NR == 3 { print; print first }|line 2: worker 0 epoch 0: sequence 0 is missing: the row of sequence 1 came in its place (a row was dropped or reordered on the way)
 NR == 2 { $6 = 2 } { print }|line 2: arena '@NAME@': stale generation: the ring record holds another item
 NR == 2 { $4 += 8 } { print }|line 2: arena '@NAME@': offset is not a ring record's payload
 NR == 2 { $4 = 4096 } { print }|line 2: arena '@NAME@': offset is not a ring record's payload
@@ -462,7 +492,9 @@ EOF
   start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4
   run bash -c "head -n 2 '$TMP/rows.csv' | arena-consume > /dev/null"
   assert_status 75
-  assert_output "arena-consume: arena '$(arena_name)': truncated stream: producer (pid $PRODUCER) finished after 2 items, 1 rows received"
+  assert_output "arena-consume: arena '$(arena_name)': truncated stream: producer (pid $PRODUCER) finished after 2 items, 1 rows received
+arena-consume: worker 0 epoch 0: sequence 1 missing (1 of 2 items)
+arena-consume: 1 of 2 announced items missing"
   producer_ended 75
 }
 
@@ -471,7 +503,10 @@ EOF
   start_producer 1 "$TMP/rows.csv" --size 4096 --items 3 --slots 1
   run bash -c "head -n 2 '$TMP/rows.csv' | arena-consume > /dev/null"
   assert_status 75
-  [[ "$output" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ (stopped\ after\ [12]|finished\ after\ 3)\ items,\ 1\ rows\ received$ ]]
+  [ "${#lines[@]}" -eq 3 ]
+  [[ ${lines[0]} =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ (stopped\ after\ [12]|finished\ after\ 3)\ items,\ 1\ rows\ received$ ]]
+  [ "${lines[1]}" = "arena-consume: worker 0 epoch 0: sequences 1-2 missing (2 of 3 items)" ]
+  [ "${lines[2]}" = "arena-consume: 2 of 3 announced items missing" ]
   producer_ended 75
 }
 
@@ -494,4 +529,152 @@ pool-pageable,4096,0,0
 pool-pageable,4096,1,0
 pool-pageable,8192,0,0
 pool-pageable,8192,1,0"
+}
+
+# ------------------------------------------------------- completeness
+
+@test "one worker's rows filtered out: exit 75 naming the worker, epochs and sequences" {
+  start_producer 8 "$TMP/rows.csv" --size 4096 --items 2 --epochs 2 --workers 2 --timeout 5
+  # Worker 1's arena is never attached: its producer waits for it.
+  run bash -c "awk -F, 'NR == 1 || \$8 == 0' '$TMP/rows.csv' | arena-consume > /dev/null"
+  assert_status 75
+  assert_output "arena-consume: worker 1 epoch 0: sequences 2-3 missing (2 of 2 items; no row of this worker arrived)
+arena-consume: worker 1 epoch 1: sequences 6-7 missing (2 of 2 items; no row of this worker arrived)
+arena-consume: 4 of 8 announced items missing"
+}
+
+@test "a row dropped in the middle: exit 75 at the next row, naming the missing sequence" {
+  local backend
+  for backend in pool ring; do
+    start_producer 4 "$TMP/rows.csv" --backend "$backend" --size 4096 --items 4 --slots 4
+    run bash -c "sed 3d '$TMP/rows.csv' | arena-consume > /dev/null"
+    assert_status 75
+    assert_output "arena-consume: line 3: worker 0 epoch 0: sequence 1 is missing: the row of sequence 2 came in its place (a row was dropped or reordered on the way)"
+    producer_ended 75
+  done
+}
+
+@test "a row of another item at the right place (sequence + 251, the pattern's period): refused (65)" {
+  start_producer 2 "$TMP/rows.csv" --size 4096 --items 300 --slots 2
+  edit 2 7 251 > "$TMP/in.csv"
+  run bash -c "head -n 2 '$TMP/in.csv' | arena-consume > /dev/null"
+  assert_status 65
+  assert_output "arena-consume: line 2: arena '$(arena_name)': the row is not the item in the slot: it holds sequence 0 of worker 0, epoch 0"
+  producer_ended 75
+  start_producer 2 "$TMP/rows.csv" --backend ring --size 4096 --items 300 --slots 2
+  edit 2 7 251 > "$TMP/in.csv"
+  run bash -c "head -n 2 '$TMP/in.csv' | arena-consume > /dev/null"
+  assert_status 65
+  assert_output "arena-consume: line 2: arena '$(arena_name)': the row is not the item in the ring record: it holds sequence 0 of worker 0, epoch 0"
+  producer_ended 75
+}
+
+@test "pool rows claiming half the size that was written: refused (65), as the ring refuses them" {
+  local backend why
+  while IFS='|' read -r backend why; do
+    start_producer 1 "$TMP/rows.csv" --backend "$backend" --size 8192 --items 1 --slots 1
+    awk -F, -v OFS=, 'NR == 2 { $5 = 4096; $12 = 4096; $15 = "0:1024" } { print }' "$TMP/rows.csv" > "$TMP/in.csv"
+    run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
+    assert_status 65
+    assert_output "arena-consume: line 2: arena '$(arena_name)': $why"
+    producer_ended 75
+  done <<'EOF2'
+pool|length does not match the item in the slot
+ring|length does not match the ring record
+EOF2
+}
+
+@test "a row naming another worker than its arena's: refused (65)" {
+  start_producer 2 "$TMP/rows.csv" --size 4096 --items 1 --workers 2
+  # The first row, moved to the other worker (its sequence too).
+  awk -F, -v OFS=, 'NR == 2 { $7 = 1 - $8; $8 = 1 - $8 } NR <= 2 { print }' "$TMP/rows.csv" > "$TMP/in.csv"
+  run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
+  assert_status 65
+  [[ $output =~ ^arena-consume:\ line\ 2:\ arena\ \'$NAME_RE\':\ worker,\ workers,\ items\ or\ epochs\ differ\ from\ its\ header\ \(worker\ [01]\ of\ 2,\ 1\ items,\ 1\ epochs\)$ ]]
+}
+
+# ----------------------------------------------------------- --timeout
+
+@test "--timeout: rows that stop coming (a stopped producer) end the wait with exit 75" {
+  start_producer 2 "$TMP/rows.csv" --size 4096 --items 3 --slots 4
+  run timeout 20 bash -c "{ head -n 3 '$TMP/rows.csv'; sleep 10; } | arena-consume --timeout 0.5 > /dev/null"
+  assert_status 75
+  assert_output "arena-consume: stdin: no handle row for 0.5 s after 3 lines: the producer stalled, or a filter in the pipe holds the rows"
+  run arena-consume --timeout 0
+  assert_status 64
+  assert_output "arena-consume: --timeout: '0' out of range [0.001, 1e+06]"
+}
+
+@test "--timeout: a SIGSTOPped producer does not hold the consumer forever" {
+  mkfifo "$TMP/pipe"
+  arena-produce --size 64K --items 1000000 --slots 2 --timeout 30 > "$TMP/pipe" 2> /dev/null 3>&- &
+  PRODUCERS+=("$!")
+  local producer=$!
+  timeout 20 arena-consume --timeout 0.5 < "$TMP/pipe" > /dev/null 2> "$TMP/err" 3>&- &
+  local consumer=$!
+  sleep 0.3
+  # The worker writes the rows: stop it and its parent.
+  local stopped="$producer $(pgrep -P "$producer")"
+  kill -STOP $stopped
+  local st=0
+  wait "$consumer" || st=$?
+  kill -CONT $stopped
+  [ "$st" -eq 75 ]
+  [[ $(cat "$TMP/err") =~ ^arena-consume:\ stdin:\ no\ handle\ row\ for\ 0\.5\ s\ after\ [0-9]+\ lines:\ the\ producer\ stalled,\ or\ a\ filter\ in\ the\ pipe\ holds\ the\ rows$ ]]
+}
+
+# ------------------------------------------------- a long-lived consumer
+
+@test "one consumer reading many producer runs: descriptors and mappings stay flat" {
+  mkfifo "$TMP/pipe"
+  arena-consume < "$TMP/pipe" > "$TMP/receipts.csv" 2> "$TMP/err" 3>&- &
+  local consumer=$! i fds5= maps
+  exec 4> "$TMP/pipe"
+  for i in $(seq 12); do
+    # Each producer waits until every item is released before it exits.
+    if [ "$i" -eq 1 ]; then
+      arena-produce --size 1MiB --items 3 --timeout 10 >&4
+    else
+      arena-produce --size 1MiB --items 3 --timeout 10 | sed -u 1d >&4
+    fi
+    maps=$(grep -c arenabench /proc/$consumer/maps || true)
+    [ "$maps" -eq 0 ] || { echo "run $i: $maps arena mappings still held" >&2; exec 4>&-; false; }
+    [ "$i" -ne 5 ] || fds5=$(ls /proc/$consumer/fd | wc -l)
+  done
+  local fds12
+  fds12=$(ls /proc/$consumer/fd | wc -l)
+  exec 4>&-
+  local st=0
+  wait "$consumer" || st=$?
+  [ "$st" -eq 0 ]
+  [ "$fds5" -eq "$fds12" ]
+  [ "$(tail -n +2 "$TMP/receipts.csv" | wc -l)" -eq 36 ]
+}
+
+# ------------------------------------------------- truncated under us
+
+@test "an arena truncated by another process mid-run: exit 65 naming it, never SIGBUS" {
+  start_producer 3 "$TMP/rows.csv" --size 64K --items 3 --slots 4
+  mkfifo "$TMP/pipe"
+  arena-consume < "$TMP/pipe" > /dev/null 2> "$TMP/err" 3>&- &
+  local consumer=$! fd
+  exec 4> "$TMP/pipe"
+  head -n 2 "$TMP/rows.csv" >&4
+  # The consumer attached (and unlinked the name): find its descriptor.
+  for _ in $(seq 100); do
+    for fd in /proc/$consumer/fd/*; do
+      case $(readlink "$fd") in /dev/shm/arenabench.*) break ;; esac
+      fd=
+    done
+    [ -z "$fd" ] || break
+    sleep 0.05
+  done
+  [ -n "$fd" ]
+  truncate -s 0 "$fd"
+  sed -n 3p "$TMP/rows.csv" >&4
+  exec 4>&-
+  local st=0
+  wait "$consumer" || st=$?
+  [ "$st" -eq 65 ]
+  [ "$(cat "$TMP/err")" = "arena-consume: arena '$(arena_name)': truncated by another process while in use" ]
 }

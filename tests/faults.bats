@@ -199,7 +199,7 @@ left: 0"
 
 # ------------------------------------------------ arenas and rows under attack
 
-HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns'
+HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
 
 # produce ROWS ARGS...: arena-produce ARGS in the background into $TMP/rows.csv,
 # returning once it has written ROWS rows after the header.
@@ -265,7 +265,7 @@ produce() {
   done <<'EOF'
 0|ABAREN02|wrong magic number (not an arenabench arena)
 0|\0\0\0\0\0\0\0\0|wrong magic number (not an arenabench arena)
-8|\2\0\0\0|unsupported arena layout version
+8|\1\0\0\0|unsupported arena layout version
 8|\377\377\377\377|unsupported arena layout version
 EOF
 }
@@ -386,4 +386,118 @@ x,2,0,0,,,-1.7e+308,0,1.7e+308,,,mean,t,0.95,,-8.5e+307,0,0,0"
   run bash -c "printf 'a,b\n12,-1e-320\n1,1\n3,2\n' | bench-summarize --ratio a/b --value a --resamples 0 --percentiles 50 --format csv | sed -n 3p"
   assert_status 0
   assert_output "a/b,2,1,1.25,0.3535533905932738,0.25,1,1.25,1.5,1.224744871391589,0.09317938390974166,16.09798151759597,gmean,t,0.95,,1.25,0,0"
+}
+
+# ------------------------------------------------ containers (PID namespaces)
+
+# sweep_removes NAME: arena-produce --sweep removes the leftover NAME.  A
+# producer or consumer starting beside the test may sweep it first; then
+# only the form of the report is checked.
+sweep_removes() {
+  local removed='[1-9][0-9]*'
+  [ -e "/dev/shm$1" ] || removed='[0-9]+'
+  run arena-produce --sweep
+  assert_status 0
+  [[ $output =~ ^removed\ $removed\ orphaned\ arenas?\;\ [0-9]+\ in\ use\ left\ alone$ ]]
+  [ ! -e "/dev/shm$1" ]
+}
+
+require_pid_namespace() {
+  command -v unshare > /dev/null || skip "unshare(1) is not installed"
+  unshare -pf --mount-proc true 2> /dev/null ||
+    skip "cannot make a PID namespace here (unshare -pf --mount-proc needs root or user namespaces)"
+}
+
+# A producer in its own PID namespace sees another pid for the consumer
+# (and the consumer for it); liveness is a lock, so nothing is misjudged.
+@test "a producer in another PID namespace (unshare -pf --mount-proc): the pipeline completes, 20 of 20" {
+  require_pid_namespace
+  local i backend
+  for i in $(seq 20); do
+    backend=pool; [ $((i % 2)) -eq 0 ] && backend=ring
+    run bash -c "set -o pipefail; unshare -pf --mount-proc arena-produce --backend $backend --size 64K --items 50 --slots 2 --timeout 5 3>&- | arena-consume --report run | cut -d, -f9,16"
+    assert_status 0
+    assert_output "items,mismatches
+50,0"
+  done
+}
+
+@test "a consumer in another PID namespace killed: the producer still notices at once (75)" {
+  require_pid_namespace
+  mkfifo "$TMP/pipe"
+  # Redirections inside the jobs: each opens its end of the FIFO itself.
+  sh -c 'exec arena-produce --size 4096 --items 1000000 --slots 2 --timeout 20 > "$1" 2> "$2"' \
+    sh "$TMP/pipe" "$TMP/producer.err" 3>&- &
+  local producer=$!
+  BACKGROUND+=("$producer")
+  sh -c 'exec unshare -pf --mount-proc arena-consume < "$1" > /dev/null 2>&1' sh "$TMP/pipe" 3>&- &
+  local outer=$!
+  BACKGROUND+=("$outer")
+  sleep 0.5
+  # The consumer is unshare's forked child, pid 1 of its
+  # namespace: killing it kills the namespace.
+  local consumer
+  consumer=$(pgrep -P "$outer")
+  [ -n "$consumer" ]
+  kill -KILL "$consumer"
+  finish "$producer" 5
+  [ "$status" -eq 75 ]
+  [[ $(head -n 1 "$TMP/producer.err") =~ ^arena-produce:\ worker\ 0:\ (waiting\ for\ space|writing\ a\ handle\ row):\ the\ consumer\ went\ away\ \(arena\ \'$NAME_RE\'\)$ ]]
+}
+
+@test "the sweep leaves a live arena of another PID namespace alone, and removes it once its producer is gone" {
+  require_pid_namespace
+  # A producer in its own namespace, with no consumer: its arena stays named.
+  background unshare -pf --mount-proc arena-produce --size 4096 --items 2 --slots 2 --timeout 20 > "$TMP/rows.csv" 2> /dev/null
+  local outer=$LAST
+  wait_rows "$TMP/rows.csv" 3
+  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  # Its name carries a pid of its namespace, which may mean nothing here.
+  run arena-produce --sweep
+  assert_status 0
+  [[ $output =~ ^removed\ [0-9]+\ orphaned\ arenas?\;\ [1-9][0-9]*\ in\ use\ left\ alone$ ]]
+  [ -e "/dev/shm$ARENA" ]
+  # The whole namespace SIGKILLed (its init takes everyone with it): no
+  # handler runs, the arena stays until a sweep.
+  kill -KILL "$(pgrep -P "$outer")"
+  finish "$outer" 5
+  sweep_removes "$ARENA"
+}
+
+# ------------------------------------------- the whole pipeline SIGKILLed
+
+# Producer and consumer killed within a millisecond of each other, before
+# the consumer attached: nobody can unlink the arena, and it stays until a
+# sweep (arenabench(7), "Leftover arenas").  --sweep removes it and leaves
+# a live producer's arena alone.
+@test "a whole pipeline SIGKILLed at once leaves its arena; arena-produce --sweep removes it, not a live one" {
+  background arena-produce --size 4096 --items 2 --slots 2 --timeout 20 > "$TMP/live.csv" 2> /dev/null
+  wait_rows "$TMP/live.csv" 3
+  local live
+  live=$(sed -n 2p "$TMP/live.csv" | cut -d, -f1)
+  arena-produce --size 4096 --items 2 --slots 2 --timeout 20 > "$TMP/rows.csv" 2> /dev/null 3>&- &
+  local victim=$!
+  wait_rows "$TMP/rows.csv" 3
+  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  kill -KILL "$victim" $(pgrep -P "$victim")
+  wait "$victim" 2> /dev/null || true
+  sweep_removes "$ARENA"
+  [ -e "/dev/shm$live" ]
+}
+
+# ------------------------------------------------- a filter that buffers
+
+@test "a filter that buffers the rows: the producer says so within seconds, then times out naming it" {
+  run bash -c "arena-produce --size 4096 --items 8 --slots 2 --timeout 4 2> '$TMP/producer.err' | grep -v no-such-text | arena-consume > /dev/null"
+  # grep flushed only when the producer exited: the arena was gone.
+  assert_status 66
+  run cat "$TMP/producer.err"
+  [ "${#lines[@]}" -eq 2 ]
+  [[ ${lines[0]} =~ ^arena-produce:\ worker\ 0:\ no\ consumer\ has\ attached\ to\ arena\ \'$NAME_RE\'\ 3\ s\ after\ its\ first\ row:\ a\ filter\ in\ the\ pipe\ may\ be\ holding\ the\ rows\ \(use\ grep\ --line-buffered,\ sed\ -u,\ stdbuf\ -oL,\ or\ fflush\(\)\ in\ awk\)\;\ waiting\ up\ to\ --timeout$ ]]
+  [[ ${lines[1]} =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ consumer\ attached\ to\ arena\ \'$NAME_RE\'\ in\ 4\ s,\ 2\ rows\ written:\ the\ rows\ are\ not\ reaching\ a\ consumer\ \(a\ filter\ in\ the\ pipe\ holds\ them,\ or\ nobody\ reads\ them\)$ ]]
+  # With --line-buffered the same pipe works.
+  run bash -c "set -o pipefail; arena-produce --size 4096 --items 8 --slots 2 --timeout 4 | grep --line-buffered -v no-such-text | arena-consume --report run | cut -d, -f9"
+  assert_status 0
+  assert_output "items
+8"
 }

@@ -115,8 +115,9 @@ Try 'arena-consume --help' for more information."
 # ------------------------------------------------------- system refusals
 
 @test "an arena the system will not open: exit 71 with the errno text" {
-  # Out of descriptors: the consumer cannot open the second worker's arena.
-  run bash -c 'arena-produce --workers 4 --size 4K --items 2 --timeout 5 2> /dev/null \
+  # Out of descriptors: the consumer cannot open a later worker's arena
+  # (8 items through 4 slots: no arena finishes before all are attached).
+  run bash -c 'arena-produce --workers 4 --size 4K --items 8 --timeout 5 2> /dev/null \
                | (exec > /dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; ulimit -n 5; exec arena-consume)'
   assert_status 71
   [[ "$output" =~ ^arena-consume:\ line\ [0-9]+:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]+\':\ cannot\ open\ arena:\ Too\ many\ open\ files$ ]]
@@ -141,7 +142,7 @@ Try 'arena-consume --help' for more information."
 }
 
 @test "a handle row's field with a newline or escape bytes is quoted in the message" {
-  printf 'arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns\n/arenabench.1.dead,pool,0,4096,"40\n9\033[2J6",1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000\n' \
+  printf 'arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs\n/arenabench.1.dead,pool,0,4096,"40\n9\033[2J6",1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000,1\n' \
     > "$TMP/rows.csv"
   run arena-consume < "$TMP/rows.csv"
   assert_status 65

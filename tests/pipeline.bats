@@ -317,13 +317,26 @@ kill_consumer() {
   ended "$PRODUCER" 5
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/producer.err"
-  [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ space\ freed\ in\ arena\ \'$NAME_RE\'\ for\ 1\ s:\ the\ consumer\ stalled\ or\ is\ not\ reading$ ]]
+  [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ space\ freed\ in\ arena\ \'$NAME_RE\'\ for\ 1\ s:\ the\ consumer\ stalled\ \(it\ released\ ([0-9]+)\ of\ ([0-9]+)\ items\)$ ]]
+  # Rows written against items released: two slots were still full.
+  [ $((BASH_REMATCH[2] - BASH_REMATCH[1])) -eq 2 ]
   # Woken, the consumer finds the stream cut short.
   kill -CONT "$CONSUMER" 2> /dev/null || true
   ended "$CONSUMER" 5
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/consumer.err"
-  [[ "$output" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ [0-9]+\ items,\ [0-9]+\ rows\ received$ ]]
+  [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ [0-9]+\ items,\ [0-9]+\ rows\ received$ ]]
+  assert_missing_lines
+}
+
+# After the truncated-stream lines: the missing ranges by worker and
+# epoch, and the count of missing items last.
+assert_missing_lines() {
+  local last=${lines[${#lines[@]} - 1]} line
+  [[ $last =~ ^arena-consume:\ [0-9]+\ of\ [0-9]+\ announced\ items\ missing ]]
+  for line in "${lines[@]}"; do
+    [[ $line =~ ^arena-consume:\ (arena\ \'$NAME_RE\':\ truncated\ stream|worker\ [0-9]+\ epoch\ 0:\ sequences?\ [0-9-]+\ missing|[0-9]+\ of) ]]
+  done
 }
 
 kill_producer() {
@@ -338,9 +351,10 @@ kill_producer() {
   [ $((SECONDS - t0)) -le 10 ]
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/consumer.err"
-  [[ "$output" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ ([0-9]+)\ items,\ ([0-9]+)\ rows\ received$ ]]
+  [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ ([0-9]+)\ items,\ ([0-9]+)\ rows\ received$ ]]
   # Every row published was delivered before the producer died.
   [ "${BASH_REMATCH[1]}" -eq "${BASH_REMATCH[2]}" ]
+  assert_missing_lines
   assert_no_arena_left
 }
 
@@ -369,8 +383,9 @@ kill_producer() {
   ended "$CONSUMER" 5
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/consumer.err"
-  [[ "$output" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ ([0-9]+)\ items,\ ([0-9]+)\ rows\ received$ ]]
+  [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ ([0-9]+)\ items,\ ([0-9]+)\ rows\ received$ ]]
   [ "${BASH_REMATCH[1]}" -eq "${BASH_REMATCH[2]}" ]
+  assert_missing_lines
 }
 
 @test "SIGKILL of the producer parent before any consumer: its workers unlink the arenas" {

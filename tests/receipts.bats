@@ -85,7 +85,9 @@ pool-pinned,pool,1"
   if [ "$(id -u)" -ne 0 ] && [ "$(ulimit -l)" != unlimited ]; then
     skip "mlock of 32 MiB may exceed RLIMIT_MEMLOCK ($(ulimit -l) KiB)"
   fi
-  arena-produce --pin --size 8MiB --items 4 --timeout 30 > "$TMP/rows.csv" &
+  # 8 items through 4 slots: after the first 4 rows the arena is not
+  # finished, so the consumer holds it, locked, while we look.
+  arena-produce --pin --size 8MiB --items 8 --timeout 30 > "$TMP/rows.csv" &
   producer=$!
   for _ in $(seq 200); do
     [ "$(wc -l < "$TMP/rows.csv")" -ge 5 ] && break
@@ -95,14 +97,18 @@ pool-pinned,pool,1"
   arena-consume --report run < "$TMP/fifo" > "$TMP/report.csv" &
   consumer=$!
   exec 5> "$TMP/fifo"
-  cat "$TMP/rows.csv" >&5
-  # The input stays open: the consumer holds its arena, locked, until EOF.
+  head -n 5 "$TMP/rows.csv" >&5
   locked=0
   for _ in $(seq 200); do
     locked=$(awk '/^VmLck:/ { print $2 * 1024 }' "/proc/$consumer/status")
     [ "$locked" -gt 0 ] && break
     sleep 0.05
   done
+  for _ in $(seq 200); do
+    [ "$(wc -l < "$TMP/rows.csv")" -ge 9 ] && break
+    sleep 0.05
+  done
+  tail -n +6 "$TMP/rows.csv" >&5
   exec 5>&-
   wait "$consumer"
   wait "$producer"

@@ -32,21 +32,12 @@ fake_arena (enum arena_backend backend)
   uint64_t hb, cap, sb;
   uint64_t total = arena_size (backend, 4096, FAKE_ITEMS, &hb, &cap, &sb);
   memset (a, 0, sizeof *a);
-  /* Exactly TOTAL bytes: one byte past the end is a heap overflow.  */
-  a->base = calloc (1, total);
-  a->header = (struct arena_header *) a->base;
-  a->map_bytes = total;
   a->fd = -1;
-  a->next_generation = 1;
   snprintf (a->name, sizeof a->name, "/arenabench.1.%x", (unsigned) backend);
-  struct arena_header *h = a->header;
-  h->magic = ARENA_MAGIC;
-  h->version = ARENA_VERSION;
-  h->backend = backend;
-  h->header_bytes = hb;
-  h->capacity = cap;
-  h->slot_bytes = sb;
-  h->slot_count = FAKE_ITEMS;
+  /* Exactly TOTAL bytes: one byte past the end is a heap overflow.  */
+  const struct arena_identity id = { .run_id = 1, .worker = 0, .workers = 1, .epochs = 1,
+                                     .items = FAKE_ITEMS };
+  arena_format (a, calloc (1, total), total, backend, 4096, FAKE_ITEMS, false, &id);
   struct payload_layout layout;
   payload_layout_init (&layout, 4096, DTYPE_FP32, KIND_TENSOR);
   for (uint64_t s = 0; s < FAKE_ITEMS; s++)
@@ -55,7 +46,8 @@ fake_arena (enum arena_backend backend)
       if (arena_reserve (a, layout.bytes, 0, -1, &handle) != ARENA_OK)
         abort ();
       payload_fill (&layout, s, a->base + handle.offset);
-      arena_publish (a, &handle);
+      struct arena_item item = { .sequence = s, .epoch = 0 };
+      arena_publish (a, &handle, &item, s + 1 == FAKE_ITEMS);
     }
 }
 
@@ -178,7 +170,8 @@ check_row (struct state *s, const struct handle_row *row)
   uint64_t saved = a->ring_expect;
   a->ring_expect = s->ring_expect[row->config.backend];
   const char *why = NULL;
-  enum arena_status st = arena_check (a, &row->handle, &why);
+  struct arena_item item = { .sequence = row->sequence, .epoch = row->epoch };
+  enum arena_status st = arena_check (a, &row->handle, &item, &why);
   s->ring_expect[row->config.backend] = a->ring_expect;
   a->ring_expect = saved;
   if (st != ARENA_OK)
@@ -186,7 +179,7 @@ check_row (struct state *s, const struct handle_row *row)
       FUZZ_ASSERT (why && *why, "arena_check refused without a reason");
       return;
     }
-  FUZZ_ASSERT (row->handle.offset >= a->header->header_bytes
+  FUZZ_ASSERT (row->handle.offset >= a->header_bytes
                && row->handle.offset <= a->map_bytes
                && row->handle.bytes <= a->map_bytes - row->handle.offset,
                "arena_check accepted [%llu, +%llu) outside the data region",
