@@ -55,8 +55,12 @@ shared-memory arenas and print one CSV handle row per item on stdout.\n\
   --kind tensor|nested  one leaf, or three leaves (default tensor)\n\
   --pin                 mark arenas for page-locking by the consumer\n\
   --timeout SECONDS     longest wait for the consumer to free space (default 60)\n\
-      --help            display this help and exit\n\
-      --version         output version information and exit\n\
+  --fill MODE           how payloads are written: auto, cached or streaming\n\
+                        (default auto: non-temporal stores for leaves of\n\
+                        1 MiB and more)\n\
+", stdout);
+  fputs (OPTIONS_HELP_DESCRIPTION, stdout);
+  fputs ("\
 \n\
 SIZE takes K, M, G (powers of 1024, also KiB, MiB, GiB) or KB, MB, GB.\n\
 Exit status: 0 success, 64 bad option, 71 arena creation failed,\n\

@@ -415,6 +415,28 @@ kill_producer() {
   [[ "$output" =~ ^arena-produce:\ worker\ 0:\ (waiting\ for\ space|writing\ a\ handle\ row):\ the\ consumer\ went\ away\ \(arena\ \'$NAME_RE\'\)$ ]]
 }
 
+# --------------------------------------------------------------- stdin
+
+@test "the consumers take '-' for standard input; any other operand is a usage error" {
+  run bash -c "set -o pipefail; arena-produce --size 4K --items 3 | arena-consume - --report run | cut -d, -f1,9,16"
+  assert_status 0
+  assert_output "arm,items,mismatches
+pool-pageable,3,0"
+  run arena-consume rows.csv < /dev/null
+  assert_status 64
+  assert_output "arena-consume: unexpected argument 'rows.csv'
+Try 'arena-consume --help' for more information."
+  run arena-consume - - < /dev/null
+  assert_status 64
+  run h2d-check rows.csv < /dev/null
+  assert_status 64
+  assert_output "h2d-check: unexpected argument 'rows.csv'
+Try 'h2d-check --help' for more information."
+  # Past the operands: no GPU (69), or a GPU and empty input (66).
+  run h2d-check - < /dev/null
+  [ "$status" -eq 69 ] || [ "$status" -eq 66 ]
+}
+
 # ------------------------------------------------------ manual examples
 
 @test "the EXAMPLES of the manual pages run and leave nothing behind" {
