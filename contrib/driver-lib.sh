@@ -102,12 +102,13 @@ drv_from() {
   if [ -n "$out" ] && [ "$out" != "$from" ]; then drv_out_dir; else out=$from; fi
 }
 
-# The git commit of the source tree the driver runs from, else the one
-# recorded at install, else "unknown".
+# The git commit the driver comes from: a release tarball's .commit, the
+# source tree's git, or the one recorded at install; else "unknown".
 drv_commit() {
   local c
-  if c=$(git -C "$drv_here/.." describe --always --dirty --abbrev=12 2>/dev/null) \
-     && [ -f "$drv_here/../src/arena.c" ]; then echo "$c"
+  if [ -f "$drv_here/../src/arena.c" ] && [ -r "$drv_here/../.commit" ]; then cat "$drv_here/../.commit"
+  elif [ -f "$drv_here/../src/arena.c" ] \
+       && c=$(git -C "$drv_here/.." describe --always --dirty --abbrev=12 2>/dev/null); then echo "$c"
   elif [ -r "${drv_libdir:-$drv_here}/commit" ]; then cat "${drv_libdir:-$drv_here}/commit"
   else echo unknown; fi
 }
