@@ -176,6 +176,21 @@ drv_gb_rows() {
 # drv_col FILE NAME: true when the header of FILE has column NAME.
 drv_col() { head -n 1 "$1" | tr ',' '\n' | grep -qxF "$2"; }
 
+# drv_verdict SUBJECT RATIO LOW HIGH P N WHAT [COST]: one line in words.
+# A difference is shown only when the 95% interval of the ratio excludes 1
+# and, where there is a test (P not empty), it agrees at 5%.
+drv_verdict() {
+  local subject=$1 ratio=$2 lo=$3 hi=$4 p=$5 n=$6 what=$7 cost=${8-} pt=
+  [ -n "$p" ] && pt=$(printf ', p = %.2g' "$p")
+  if [ -z "$lo" ] || [ -z "$hi" ]; then
+    printf '%s: %.2fx %s, n = %s: too few runs for an interval\n' "$subject" "$ratio" "$what" "$n"
+  elif awk -v lo="$lo" -v hi="$hi" -v p="$p" 'BEGIN { exit !((lo > 1 || hi < 1) && (p == "" || p < 0.05)) }'; then
+    printf '%s: %.2fx %s [%.2f, %.2f]%s%s, n = %s\n' "$subject" "$ratio" "$what" "$lo" "$hi" "$cost" "$pt" "$n"
+  else
+    printf '%s: no difference shown at 95%% (%.2fx %s [%.2f, %.2f]%s, n = %s)\n' "$subject" "$ratio" "$what" "$lo" "$hi" "$pt" "$n"
+  fi
+}
+
 # drv_gnuplot PNG: run the gnuplot script on stdin into PNG (pngcairo), or
 # say why no figure is drawn.
 drv_gnuplot() {

@@ -68,7 +68,7 @@ config"
   [[ "${lines[0]}" =~ ^workers\ 1\ \ pool-pageable\ +[0-9.]+\ items/s\ +[0-9.]+%\ of\ memcpy$ ]]
   [[ "${lines[1]}" =~ ^workers\ 1\ \ ring-pageable\ +[0-9.]+\ items/s\ +[0-9.]+%\ of\ memcpy$ ]]
   run tail -n 1 "$TMP/pa/summary.txt"
-  [[ "$output" =~ ^workers\ 1:\ ring/pool:\ ([0-9.]+x\ the\ items/s\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 2|no\ difference\ shown\ at\ 95%\ \([0-9.]+x\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 2\))$ ]]
+  [[ "$output" =~ ^workers\ 1:\ ring/pool:\ ([0-9.]+x\ the\ items/s\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 2|no\ difference\ shown\ at\ 95%\ \([0-9.]+x\ the\ items/s\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 2\))$ ]]
   # The summary is what the driver printed.
   cmp "$TMP/out" "$TMP/pa/summary.txt"
 }
@@ -219,8 +219,8 @@ summary.txt"
   assert_status 0
   run sed -n '/^# together/,$p' "$TMP/mg/summary.txt"
   assert_output "# together / alone per GPU (ratio of mean GB/s, 95% CI, Welch p)
-GPU 0: together 0.50x the GB/s of alone, n = 1: too few runs for an interval
-GPU 1: together 0.50x the GB/s of alone, n = 1: too few runs for an interval
+GPU 0: together/alone: 0.50x the GB/s, n = 1: too few runs for an interval
+GPU 1: together/alone: 0.50x the GB/s, n = 1: too few runs for an interval
 
 aggregate GB/s, mean over 1 repeat(s): alone (sum of separate runs) 48.32 over 2 GPU(s); together 24.16"
   # 25 GiB/s is 26.8435 GB/s.
