@@ -183,7 +183,11 @@ drv_verdict() {
   local subject=$1 ratio=$2 lo=$3 hi=$4 p=$5 n=$6 what=$7 cost=${8-} pt=
   [ -n "$p" ] && pt=$(printf ', p = %.2g' "$p")
   if [ -z "$lo" ] || [ -z "$hi" ]; then
-    printf '%s: %.2fx %s, n = %s: too few runs for an interval\n' "$subject" "$ratio" "$what" "$n"
+    if [ "${n:-0}" -lt 2 ]; then
+      printf '%s: %.2fx %s, n = %s: too few runs for an interval\n' "$subject" "$ratio" "$what" "$n"
+    else
+      printf '%s: %.2fx %s, n = %s: no interval (all values equal?)\n' "$subject" "$ratio" "$what" "$n"
+    fi
   elif awk -v lo="$lo" -v hi="$hi" -v p="$p" 'BEGIN { exit !((lo > 1 || hi < 1) && (p == "" || p < 0.05)) }'; then
     printf '%s: %.2fx %s [%.2f, %.2f]%s%s, n = %s\n' "$subject" "$ratio" "$what" "$lo" "$hi" "$cost" "$pt" "$n"
   else

@@ -250,6 +250,30 @@ aggregate GB/s, mean over 1 repeat(s): alone (sum of separate runs) 48.32 over 2
   assert_output 0
 }
 
+@test "h2d-sweep --from: GB/s from 0.1.0's GiB/s rows, a verdict per size in numeric order" {
+  run h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-0.1.0" --out "$TMP/hs"
+  assert_status 0
+  run sed -n '/^# verdict/,$p' "$TMP/hs/summary.txt"
+  [[ "${lines[2]}" =~ ^1MiB:\ pinned/pageable:\ 5\.00x\ the\ GB/s\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 3$ ]]
+  [[ "${lines[3]}" =~ ^8MiB:\ pinned/pageable:\ 6\.08x\ the\ GB/s\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 3$ ]]
+  [ "${#lines[@]}" -eq 4 ]
+  # 11 GiB/s is 11.8111 GB/s; the raw limits are converted too.
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+               $c["size_bytes"] == 1048576 && $c["arm"] ~ /^(pool-pinned|raw-pinned)$/ { printf "%s %s %.4f\n", $c["arm"], $c["column"], $c["mean"] }' "$TMP/hs/summary.csv"
+  assert_output "pool-pinned gb_per_s 11.8112
+raw-pinned gb_per_s 42.9497"
+}
+
+@test "transfer-overlap --from: a verdict per case, tensors in numeric order, no interval said so" {
+  run transfer-overlap --from "$top_srcdir/tests/data/transfer-overlap" --out "$TMP/to"
+  assert_status 0
+  run sed -n '/^# verdict/,$p' "$TMP/to/summary.txt"
+  [ "${lines[2]}" = "direct/1: serialized/concurrent: 1.00x median paired speedup, n = 5: no interval (all values equal?)" ]
+  [[ "${lines[3]}" =~ ^direct/32:\ serialized/concurrent:\ 1\.40x\ median\ paired\ speedup\ \[[0-9.]+,\ [0-9.]+\],\ n\ =\ 5$ ]]
+  [[ "${lines[4]}" =~ ^direct/256:\ serialized/concurrent:\ 1\.51x\ median\ paired\ speedup\ \[[0-9.]+,\ [0-9.]+\],\ n\ =\ 5$ ]]
+  [ "${#lines[@]}" -eq 5 ]
+}
+
 @test "the GPU drivers without a GPU: exit 69 with a clear message, nothing written to stdout" {
   gpu_here && skip "this machine has a GPU"
   run bash -c "h2d-sweep --sizes 64K --out '$TMP/sweep' 2>&1 >/dev/null"
