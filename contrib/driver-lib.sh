@@ -97,7 +97,7 @@ drv_out_dir() {
 
 # drv_from: --from DIR reads DIR/raw.csv; results go to --out when given.
 drv_from() {
-  [ -s "$from/raw.csv" ] || drv_die "--from: no $from/raw.csv"
+  [ -s "$from/raw.csv" ] || drv_die "--from: no '$from/raw.csv'"
   raw=$from/raw.csv
   if [ -n "$out" ] && [ "$out" != "$from" ]; then drv_out_dir; else out=$from; fi
 }
@@ -152,8 +152,14 @@ drv_progress_end() { [ -t 2 ] && printf '\r\033[K' >&2; return 0; }
 drv_trap() { trap 'drv_interrupted=yes' INT TERM; }
 drv_stop() {
   drv_progress_end
-  echo "$prog: interrupted after $drv_done of $drv_total runs; rows so far are in $raw" >&2
+  echo "$prog: interrupted after $drv_done of $drv_total runs; rows so far are in '$raw'" >&2
   exit 130
+}
+
+# drv_finish: say where the results are, and exit with $status.
+drv_finish() {
+  echo "$prog: raw rows, receipt and summary in '$out/'" >&2
+  exit "${status:-0}"
 }
 
 # drv_append FILE: add a run report (header + rows) to $raw, one header.
@@ -205,7 +211,7 @@ drv_gnuplot() {
     echo "$prog: note: this gnuplot has no pngcairo terminal; no figure drawn" >&2; return 0
   fi
   { printf 'set terminal pngcairo size %s noenhanced font ",11"\nset output "%s"\n' "${drv_png_size:-1000,600}" "$1"; cat; } \
-    | gnuplot && echo "$prog: figure $1" >&2
+    | gnuplot && echo "$prog: figure '$1'" >&2
 }
 
 # drv_human BYTES: "8MiB" style label for a byte count.

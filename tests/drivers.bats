@@ -79,9 +79,9 @@ config"
   run bash -c "pinned-arena --cpu --size 4K --items $cores --repeats 1 --workers $cores --out '$TMP/pa' 2>&1 >/dev/null"
   assert_status 0
   assert_output "pinned-arena: warning: $cores producer(s) and a consumer on $cores online CPU(s): they take turns, and the figures measure that
-pinned-arena: raw rows, receipt and summary in $TMP/pa/"
+pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   run bash -c "pinned-arena --cpu --size 4K --items 1 --repeats 1 --workers 1 --out '$TMP/pb' 2>&1 >/dev/null"
-  [ "$cores" -lt 2 ] || assert_output "pinned-arena: raw rows, receipt and summary in $TMP/pb/"
+  [ "$cores" -lt 2 ] || assert_output "pinned-arena: raw rows, receipt and summary in '$TMP/pb/'"
 }
 
 @test "pinned-arena without a GPU says it runs the CPU arms" {
@@ -114,7 +114,7 @@ pinned-arena: raw rows, receipt and summary in $TMP/pa/"
 --items 10 --workers 4|pinned-arena: --items 10 is not a multiple of --workers 4
 --repeats -1|pinned-arena: --repeats: '-1' is not a positive integer
 --repeats=0|pinned-arena: --repeats: '0' is not a positive integer
---from /nonexistent|pinned-arena: --from: no /nonexistent/raw.csv
+--from /nonexistent|pinned-arena: --from: no '/nonexistent/raw.csv'
 extra|pinned-arena: extra operand 'extra'
 EOF2
   run pinned-arena --size
@@ -168,7 +168,7 @@ arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
   script -qec "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pa'" /dev/null > "$TMP/tty" 2>&1
   grep -qE 'pinned-arena: run 4 of 4 \(1 worker\(s\), (pool|ring)-pageable, repeat 2\), [0-9]+s elapsed, ~[0-9]+s left' "$TMP/tty"
   run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pb' 2>&1 >/dev/null"
-  assert_output "pinned-arena: raw rows, receipt and summary in $TMP/pb/"
+  assert_output "pinned-arena: raw rows, receipt and summary in '$TMP/pb/'"
 }
 
 @test "--plot leaves the figure and no plot data, in the folder or in TMPDIR" {
@@ -241,7 +241,7 @@ aggregate GB/s, mean over 1 repeat(s): alone (sum of separate runs) 48.32 over 2
   wait "$pid" || status=$?
   [ "$status" -eq 130 ]
   run cat "$TMP/err"
-  [[ "${lines[-1]}" =~ ^pinned-arena:\ interrupted\ after\ [0-9]+\ of\ 100\ runs\;\ rows\ so\ far\ are\ in\ .*/raw\.csv$ ]]
+  [[ "${lines[-1]}" =~ ^pinned-arena:\ interrupted\ after\ [0-9]+\ of\ 100\ runs\;\ rows\ so\ far\ are\ in\ \'.*/raw\.csv\'$ ]]
   local rows
   rows=$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)
   [ "$rows" -ge 2 ] && [ "$rows" -lt 100 ]
