@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034,SC2154
 # driver-lib.sh -- what the benchmark drivers in contrib/ share: option
 # parsing, the results folder, the receipt, progress, interruption, unit
 # conversion of older rows, and gnuplot.  Sourced, never run; each driver

@@ -264,6 +264,21 @@ aggregate GB/s, mean over 1 repeat(s): alone (sum of separate runs) 48.32 over 2
 raw-pinned gb_per_s 42.9497"
 }
 
+@test "h2d-sweep --from with the memory columns: the footprint per arm and item size" {
+  run h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-memory" --out "$TMP/hm"
+  assert_status 0
+  run sed -n '/^# footprint/,/^$/p' "$TMP/hm/summary.txt"
+  assert_output "# footprint per arm and item size (means): page-locked and /dev/shm GiB
+pool-pageable     1MiB items     0.000 GiB page-locked     0.016 GiB /dev/shm
+pool-pageable     8MiB items     0.000 GiB page-locked     0.125 GiB /dev/shm
+pool-pinned       1MiB items     0.016 GiB page-locked     0.016 GiB /dev/shm
+pool-pinned       8MiB items     0.125 GiB page-locked     0.125 GiB /dev/shm"
+  # Without the columns, no footprint.
+  h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-0.1.0" --out "$TMP/hs" > /dev/null 2>&1
+  run grep -c footprint "$TMP/hs/summary.txt"
+  assert_output 0
+}
+
 @test "transfer-overlap --from: a verdict per case, tensors in numeric order, no interval said so" {
   run transfer-overlap --from "$top_srcdir/tests/data/transfer-overlap" --out "$TMP/to"
   assert_status 0
