@@ -37,8 +37,9 @@ against its pattern, release it, and print CSV receipts.\n\
   fputs (CONSUMER_OPTIONS_HELP, stdout);
   fputs ("\
   --save-dir DIR        write each leaf as DIR/seq<SEQUENCE>_leaf<L>.npy\n\
-      --help            display this help and exit\n\
-      --version         output version information and exit\n\
+", stdout);
+  fputs (OPTIONS_HELP_DESCRIPTION, stdout);
+  fputs ("\
 \n\
 Exit status: 0 success, 1 a value did not match, 64 bad option,\n\
 65 malformed row or foreign, stale or out-of-bounds handle, 66 empty input or\n\
@@ -158,7 +159,7 @@ main (int argc, char **argv)
         if (!consumer_option (c, optarg, &options))
           options_common (c, usage);
       }
-  options_no_operands (argc, argv);
+  options_stdin_operand (argc, argv);
   cpu.verify = options.verify;
   if (cpu.save_dir)
     {

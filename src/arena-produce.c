@@ -62,12 +62,17 @@ shared-memory arenas and print one CSV handle row per item on stdout.\n\
   --kind tensor|nested  one leaf, or three leaves (default tensor)\n\
   --pin                 mark arenas for page-locking by the consumer\n\
   --timeout SECONDS     longest wait for the consumer to free space (default 60)\n\
+  --fill MODE           how payloads are written: auto, cached or streaming\n\
+                        (default auto: non-temporal stores for leaves of\n\
+                        1 MiB and more)\n\
   --fill-rate RATE      bytes per second each worker writes at most, e.g. 2GB\n\
                         (default 0: no limit)\n\
   --fill-chunk SIZE     bytes written between two looks at the rate (default 256K)\n\
   --cpu-list LIST       bind worker W to the W-th CPU of LIST, e.g. 0-3,8\n\
-      --help            display this help and exit\n\
-      --version         output version information and exit\n\
+  --sweep               remove arenas whose producers were killed, then exit\n\
+", stdout);
+  fputs (OPTIONS_HELP_DESCRIPTION, stdout);
+  fputs ("\
 \n\
 SIZE takes K, M, G (powers of 1024, also KiB, MiB, GiB) or KB, MB, GB.\n\
 Exit status: 0 success, 64 bad option, 71 arena creation failed,\n\

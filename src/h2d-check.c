@@ -53,8 +53,9 @@ GPU, and print CSV receipts.\n\
                         of one item from pinned memory, malloc'd memory and\n\
                         pageable shared memory (implies --report run)\n\
   --no-verify           copy items without checking their values\n\
-      --help            display this help and exit\n\
-      --version         output version information and exit\n\
+", stdout);
+  fputs (OPTIONS_HELP_DESCRIPTION, stdout);
+  fputs ("\
 \n\
 Exit status: 0 success, 1 a value did not match, 64 bad option,\n\
 65 malformed row or foreign, stale or out-of-bounds handle, 66 empty input or\n\
@@ -372,7 +373,7 @@ main (int argc, char **argv)
         if (!consumer_option (c, optarg, &options))
           options_common (c, usage);
       }
-  options_no_operands (argc, argv);
+  options_stdin_operand (argc, argv);
   gpu.verify = options.verify;
   if (calibrate)
     {

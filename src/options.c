@@ -59,10 +59,23 @@ options_no_operands (int argc, char **argv)
 }
 
 void
+options_stdin_operand (int argc, char **argv)
+{
+  if (optind < argc && strcmp (argv[optind], "-") == 0)
+    optind++;
+  options_no_operands (argc, argv);
+}
+
+void
 options_version (void)
 {
   printf ("%s (%s) %s\n", program_name, PACKAGE_NAME, PACKAGE_VERSION);
   printf ("Copyright (c) 2026 the arenabench authors.  BSD-3-Clause licence.\n");
+#ifdef HAVE_CUDA
+  printf ("CUDA support: built in\n");
+#else
+  printf ("CUDA support: not built in\n");
+#endif
   exit (EXIT_OK);
 }
 

@@ -13,6 +13,13 @@ enum
   OPTION_FIRST_PRIVATE       /* commands number their own options from here */
 };
 
+/* The --help and --version lines of every usage, as coreutils'
+   HELP_OPTION_DESCRIPTION and VERSION_OPTION_DESCRIPTION: one text, so
+   that no command's help can drift from the others.  */
+#define OPTIONS_HELP_DESCRIPTION \
+  "      --help            display this help and exit\n" \
+  "      --version         output version information and exit\n"
+
 #define OPTIONS_COMMON_LONG \
   { "help", no_argument, NULL, OPTION_HELP }, \
   { "version", no_argument, NULL, OPTION_VERSION }
@@ -31,7 +38,12 @@ _Noreturn void options_common (int code, void (*usage) (void));
 /* Commands that take no operands: a usage error names the first one.  */
 void options_no_operands (int argc, char **argv);
 
-/* Print "PROGRAM (arenabench) VERSION" and a licence line; exit 0.  */
+/* Commands that read standard input: at most one operand, "-" (standard
+   input, as bench-summarize takes it); anything else is a usage error.  */
+void options_stdin_operand (int argc, char **argv);
+
+/* Print "PROGRAM (arenabench) VERSION", a licence line and whether CUDA
+   support is built in; exit 0.  */
 _Noreturn void options_version (void);
 
 /* After a bad option: "Try 'PROGRAM --help' for more information." on

@@ -43,11 +43,13 @@ check_help() {
 }
 
 check_version() {
-  local prog=$1
+  local prog=$1 cuda="not built in"
+  [ "${ARENABENCH_HAVE_CUDA:-no}" = yes ] && cuda="built in"
   run "$prog" --version < /dev/null
   assert_status 0 || return 1
   assert_output "$prog (arenabench) $ARENABENCH_VERSION
-Copyright (c) 2026 the arenabench authors.  BSD-3-Clause licence."
+Copyright (c) 2026 the arenabench authors.  BSD-3-Clause licence.
+CUDA support: $cuda"
 }
 
 check_unknown_option() {
@@ -87,7 +89,7 @@ Try '$prog --help' for more information."
   for_each_command check_help
 }
 
-@test "--version: 'PROG (arenabench) VERSION' and the licence line" {
+@test "--version: 'PROG (arenabench) VERSION', the licence line and CUDA support" {
   [ -n "$ARENABENCH_VERSION" ] || skip "run through 'make check' (ARENABENCH_VERSION unset)"
   for_each_command check_version
 }

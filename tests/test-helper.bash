@@ -1,8 +1,10 @@
 # Shared by every .bats file: load it with `load test-helper`.
 
 # Our arenas are /dev/shm/arenabench.PID.*.  Each test notes those there
-# before it, and must end with no new one whose creator has exited: an
-# arena of a live process may belong to a test running beside this one.
+# before it, and must end with no new one of ours whose creator has exited:
+# an arena of a live process may belong to a test running beside this one,
+# and one of another user to another benchmark (tests/run-bats gives the
+# suite a private /dev/shm where it can, and shares it otherwise).
 common_setup() {
   TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/arenabench-test.XXXXXX")
   ls /dev/shm 2> /dev/null | grep '^arenabench\.' > "$TMP/shm.before" || true
@@ -16,6 +18,7 @@ assert_no_arena_left() {
   local name pid left=
   for name in $(ls /dev/shm 2> /dev/null | grep '^arenabench\.'); do
     grep -qxF "$name" "$TMP/shm.before" && continue
+    [ -O "/dev/shm/$name" ] || continue
     pid=${name#arenabench.}
     pid=${pid%%.*}
     kill -0 "$pid" 2> /dev/null && continue
@@ -25,6 +28,14 @@ assert_no_arena_left() {
     echo "arenas left in /dev/shm:$left" >&2
     return 1
   fi
+}
+
+# True when this process may page-lock BYTES: RLIMIT_MEMLOCK allows it, or
+# root's CAP_IPC_LOCK overrides the limit.
+can_lock() {
+  local limit
+  limit=$(ulimit -l)
+  [ "$limit" = unlimited ] || [ "$(id -u)" -eq 0 ] || [ $((limit * 1024)) -ge "$1" ]
 }
 
 # GPU tests skip visibly unless this is a CUDA build on a machine with a GPU.

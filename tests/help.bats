@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# Help that cannot drift: every long option a command accepts (its
+# getopt_long table in src/, or a driver's getopt(1) list in contrib/)
+# appears in its --help and in its man page.
+
+load test-helper
+
+setup() {
+  common_setup
+}
+
+teardown() {
+  common_teardown
+}
+
+# The long options of C command $1: the names in its long_options[] table,
+# with the table macros (OPTIONS_COMMON_LONG, CONSUMER_LONG_OPTIONS, ...)
+# expanded from the headers.
+c_options() {
+  awk '
+    FNR == 1 { file_is_c = FILENAME ~ /\.c$/ }
+    !file_is_c && /^#define [A-Z_]+ *\\$/ { macro = $2; next }
+    !file_is_c && macro != "" { body[macro] = body[macro] "\n" $0; if ($0 !~ /\\$/) macro = ""; next }
+    file_is_c && /long_options\[\] = \{/ { table = 1; next }
+    file_is_c && table && /^\};/ { table = 0 }
+    file_is_c && table { lines = lines "\n" $0 }
+    END {
+      for (pass = 0; pass < 3; pass++)        # macros that name macros
+        for (m in body) gsub("(^|[^A-Z_])" m "[ ,]", "\n" body[m] "\n", lines)
+      n = split(lines, l, "\n")
+      for (i = 1; i <= n; i++)
+        if (match(l[i], /\{ *"[a-z0-9-]+"/)) { s = substr(l[i], RSTART, RLENGTH); sub(/^\{ *"/, "", s); sub(/"$/, "", s); print s }
+    }' "$top_srcdir"/src/*.h "$top_srcdir/src/$1.c" | sort -u
+}
+
+# The long options of driver $1: its drv_getopt list and the library's.
+driver_options() {
+  {
+    sed -n 's/.*drv_getopt "\{0,1\}\([a-z0-9:,-]*\)"\{0,1\} "\$@".*/\1/p' "$top_srcdir/contrib/$1"
+    sed -n 's/.*-l "\$longs,\([a-z0-9:,-]*\)".*/\1/p' "$top_srcdir/contrib/driver-lib.sh"
+  } | tr ',' '\n' | sed 's/:*$//' | grep . | sort -u
+}
+
+# check PROG OPTIONS...: each --OPTION in PROG --help and in man/PROG.1.
+check() {
+  local prog=$1 option help missing=
+  shift
+  [ $# -ge 3 ] || { echo "$prog: only $# options found: the table parser broke" >&2; return 1; }
+  help=$("$prog" --help)
+  for option; do
+    grep -qE -- "--$option([^a-z0-9-]|\$)" <<< "$help" || missing+=" --help:--$option"
+    # roff writes each '-' of an option as '\-'.
+    grep -qE -- "\\\\-\\\\-${option//-/\\\\-}([^a-z0-9\\]|\\\\[^-]|\$)" "$top_srcdir/man/$prog.1" || missing+=" man:--$option"
+  done
+  if [ -n "$missing" ]; then
+    echo "$prog: not documented:$missing" >&2
+    return 1
+  fi
+}
+
+@test "the table parsers find the options (arena-produce, pinned-arena)" {
+  run c_options arena-produce
+  assert_output "$(printf '%s\n' backend cpu-list dtype epochs fill fill-chunk fill-rate help items kind pin size slots sweep timeout version workers)"
+  run driver_options pinned-arena
+  assert_output "$(printf '%s\n' cpu dtype fill force from help inflight items kind out plot repeats size slots timeout version workers)"
+}
+
+@test "every long option of each command is in its --help and its man page" {
+  local prog failed=0
+  for prog in arena-produce arena-consume h2d-check d2h-overlap bench-summarize; do
+    check "$prog" $(c_options "$prog") || failed=1
+  done
+  return "$failed"
+}
+
+@test "every long option of each driver is in its --help and its man page" {
+  local prog failed=0
+  for prog in pinned-arena h2d-sweep transfer-overlap multi-gpu-h2d; do
+    check "$prog" $(driver_options "$prog") || failed=1
+  done
+  return "$failed"
+}
