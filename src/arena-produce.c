@@ -146,18 +146,18 @@ worker_failed (uint32_t worker, enum arena_status status, const struct produce_c
     case ARENA_TIMEOUT:
       /* Which side stalled: rows written against items released.  */
       if (!arena_consumer_attached (arena))
-        die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": %s: no consumer attached to arena '%s' "
+        die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": %s: no consumer attached to arena %s "
              "in %g s, %" PRIu64 " rows written: the rows are not reaching a consumer "
              "(a filter in the pipe holds them, or nobody reads them)",
-             worker, when, name, cfg->timeout_s, written);
-      die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": %s: no space freed in arena '%s' for %g s: "
+             worker, when, quote (name), cfg->timeout_s, written);
+      die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": %s: no space freed in arena %s for %g s: "
            "the consumer stalled (it released %" PRIu64 " of %" PRIu64 " items)",
-           worker, when, name, cfg->timeout_s, arena_released_count (arena), written);
+           worker, when, quote (name), cfg->timeout_s, arena_released_count (arena), written);
     case ARENA_PEER_GONE:
-      die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": %s: the consumer went away (arena '%s')",
-           worker, when, name);
+      die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": %s: the consumer went away (arena %s)",
+           worker, when, quote (name));
     default:
-      die (EXIT_SOFTWARE, errno, "worker %" PRIu32 ": %s: arena '%s'", worker, when, name);
+      die (EXIT_SOFTWARE, errno, "worker %" PRIu32 ": %s: arena %s", worker, when, quote (name));
     }
 }
 
@@ -166,10 +166,10 @@ worker_failed (uint32_t worker, enum arena_status status, const struct produce_c
 static void
 attach_notice (const struct arena *arena, uint64_t waited_ns)
 {
-  warn (0, "worker %d: no consumer has attached to arena '%s' %.0f s after its first row: "
+  warn (0, "worker %d: no consumer has attached to arena %s %.0f s after its first row: "
         "a filter in the pipe may be holding the rows (use grep --line-buffered, sed -u, "
         "stdbuf -oL, or fflush() in awk); waiting up to --timeout",
-        my_worker, arena->name, (double) waited_ns / 1e9);
+        my_worker, quote (arena->name), (double) waited_ns / 1e9);
 }
 
 static void
@@ -188,8 +188,8 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
   arena->attach_notice = attach_notice;
   sigjmp_buf truncated;
   if (sigsetjmp (truncated, 1))
-    die (EXIT_DATAERR, 0, "worker %" PRIu32 ": arena '%s': truncated by another process "
-         "while in use", worker, arena_fault_name ());
+    die (EXIT_DATAERR, 0, "worker %" PRIu32 ": arena %s: truncated by another process "
+         "while in use", worker, quote (arena_fault_name ()));
   arena_fault_catch (&truncated);
 
   for (uint32_t epoch = 0; epoch < cfg->run.epochs; epoch++)

@@ -92,7 +92,7 @@ check_pair (const char *option, const char *text, char separator, const char *sh
 {
   const char *at = strchr (text, separator);
   if (!at || at == text || !at[1])
-    die (EXIT_USAGE, 0, "%s: expected %s, got '%s'", option, shape, text);
+    die (EXIT_USAGE, 0, "%s: expected %s, got %s", option, shape, quote (text));
 }
 
 int
@@ -149,7 +149,7 @@ main (int argc, char **argv)
       case OPT_CONFIDENCE:
         config.confidence = options_double ("--confidence", optarg, 0, 1);
         if (config.confidence <= 0 || config.confidence >= 1)
-          die (EXIT_USAGE, 0, "--confidence: '%s' out of range (0, 1)", optarg);
+          die (EXIT_USAGE, 0, "--confidence: %s out of range (0, 1)", quote (optarg));
         break;
       case OPT_RESAMPLES:
         config.resamples = options_uint ("--resamples", optarg, 0, 100000000);

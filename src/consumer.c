@@ -345,8 +345,8 @@ find_source (struct consumer *c, const struct handle_row *row, size_t line)
         found = c->sources[i];
       }
   if (found && found->finished)
-    die (EXIT_DATAERR, 0, "line %zu: arena '%s': a row after every item of the arena was "
-         "released (a replayed row)", line, row->arena);
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: a row after every item of the arena was "
+         "released (a replayed row)", line, quote (row->arena));
   if (found)
     return found;
 
@@ -373,13 +373,13 @@ find_source (struct consumer *c, const struct handle_row *row, size_t line)
   const struct arena *a = &s->arena;
   if (a->backend != row->config.backend || arena_pinned (a) != row->config.pinned
       || a->slot_count != row->config.slots)
-    die (EXIT_DATAERR, 0, "line %zu: arena '%s': backend, pinned or slots differ from its header",
-         line, row->arena);
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: backend, pinned or slots differ from its header",
+         line, quote (row->arena));
   if (a->id.worker != row->worker || a->id.workers != row->config.workers
       || a->id.items != row->config.items || a->id.epochs != row->config.epochs)
-    die (EXIT_DATAERR, 0, "line %zu: arena '%s': worker, workers, items or epochs differ "
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: worker, workers, items or epochs differ "
          "from its header (worker %" PRIu32 " of %" PRIu32 ", %" PRIu64 " items, %" PRIu32
-         " epochs)", line, row->arena, a->id.worker, a->id.workers, a->id.items, a->id.epochs);
+         " epochs)", line, quote (row->arena), a->id.worker, a->id.workers, a->id.items, a->id.epochs);
   s->config = row->config;
   if (row->config.pinned && c->sink->pin)
     {
@@ -511,17 +511,17 @@ check_streams_complete (struct consumer *c)
     {
       struct source *s = c->sources[i];
       if (atomic_load (&s->arena.released) != s->items)
-        die (EXIT_SOFTWARE, 0, "arena '%s': %" PRIu64 " items received but %" PRIu64
-             " released", s->arena.name, s->items, (uint64_t) atomic_load (&s->arena.released));
+        die (EXIT_SOFTWARE, 0, "arena %s: %" PRIu64 " items received but %" PRIu64
+             " released", quote (s->arena.name), s->items, (uint64_t) atomic_load (&s->arena.released));
       if (s->finished)
         continue;
       const struct arena_header *h = s->arena.header;
       uint64_t produced = atomic_load (&h->produced);
       bool done = atomic_load (&h->state) & ARENA_PRODUCER_DONE;
       if (!done || produced != s->items)
-        warn (0, "arena '%s': truncated stream: producer (pid %d) %s after %" PRIu64
+        warn (0, "arena %s: truncated stream: producer (pid %d) %s after %" PRIu64
               " items, %" PRIu64 " rows received",
-              s->arena.name, (int) h->producer_pid, done ? "finished" : "stopped",
+              quote (s->arena.name), (int) h->producer_pid, done ? "finished" : "stopped",
               produced, s->items);
     }
   struct source **sorted = xreallocarray (NULL, c->nsources, sizeof *sorted);
@@ -673,8 +673,8 @@ on_record (const struct csv_record *record, void *context)
     die (EXIT_DATAERR, 0, "line %zu: %s", record->line, why);
   struct source *s = find_source (c, &item.row, record->line);
   if (s->items && !same_config (&s->config, &item.row.config))
-    die (EXIT_DATAERR, 0, "line %zu: configuration differs from earlier rows of arena '%s'",
-         record->line, item.row.arena);
+    die (EXIT_DATAERR, 0, "line %zu: configuration differs from earlier rows of arena %s",
+         record->line, quote (item.row.arena));
   if (c->options->report == REPORT_RUN && !same_config (&c->sources[0]->config, &item.row.config))
     die (EXIT_DATAERR, 0, "line %zu: rows mix configurations; --report run needs one",
          record->line);
@@ -687,7 +687,7 @@ on_record (const struct csv_record *record, void *context)
   if (st == ARENA_ORDER && item.row.handle.generation > s->items + 1)
     check_in_order (s, &item.row, record->line);
   if (st != ARENA_OK)
-    die (EXIT_DATAERR, 0, "line %zu: arena '%s': %s", record->line, item.row.arena, reason);
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: %s", record->line, quote (item.row.arena), reason);
   check_in_order (s, &item.row, record->line);
   s->items++;
   c->items_seen++;
@@ -719,7 +719,7 @@ consumer_try_release (const struct consumer_item *item, const char **why)
 void
 consumer_release_failed (const struct consumer_item *item, const char *why)
 {
-  die (EXIT_DATAERR, 0, "line %zu: arena '%s': %s", item->line, item->row.arena, why);
+  die (EXIT_DATAERR, 0, "line %zu: arena %s: %s", item->line, quote (item->row.arena), why);
 }
 
 void
@@ -877,8 +877,8 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
      of SIGBUS.  */
   static sigjmp_buf truncated;
   if (sigsetjmp (truncated, 1))
-    die (EXIT_DATAERR, 0, "arena '%s': truncated by another process while in use",
-         arena_fault_name ());
+    die (EXIT_DATAERR, 0, "arena %s: truncated by another process while in use",
+         quote (arena_fault_name ()));
   arena_fault_catch (&truncated);
   waiting_since_ns = c.idle_since_ns;
   start_row_timer (options->timeout_s);

@@ -15,8 +15,8 @@ fill_pace_parse_rate (const char *option, const char *text)
 {
   uint64_t rate = options_size (option, text, 0, UINT64_C (1) << 50);
   if (rate && rate < FILL_PACE_RATE_MIN)
-    die (EXIT_USAGE, 0, "%s: '%s' is below 1MB (bytes per second; 0 means no limit)",
-         option, text);
+    die (EXIT_USAGE, 0, "%s: %s is below 1MB (bytes per second; 0 means no limit)",
+         option, quote (text));
   return rate;
 }
 
@@ -26,7 +26,7 @@ fill_pace_parse_chunk (const char *option, const char *text)
   uint64_t chunk = options_size (option, text, FILL_PACE_CHUNK_MIN, FILL_PACE_CHUNK_MAX);
   /* Parts must start on a leaf's alignment (payload_fill_part).  */
   if (chunk % PAYLOAD_LEAF_ALIGN)
-    die (EXIT_USAGE, 0, "%s: '%s' is not a multiple of %d bytes", option, text,
+    die (EXIT_USAGE, 0, "%s: %s is not a multiple of %d bytes", option, quote (text),
          PAYLOAD_LEAF_ALIGN);
   return chunk;
 }
@@ -76,7 +76,7 @@ fill_pace_fill (struct fill_pace *pace, const struct payload_layout *layout,
 static _Noreturn void
 bad_cpus (const char *option, const char *text, const char *why)
 {
-  die (EXIT_USAGE, 0, "%s: '%s': %s", option, text, why);
+  die (EXIT_USAGE, 0, "%s: %s: %s", option, quote (text), why);
 }
 
 size_t

@@ -66,13 +66,13 @@ handle_columns_parse (struct handle_columns *columns, const struct csv_record *r
         c++;
       if (c == HC_COUNT)
         {
-          snprintf (why, why_size, "unknown column '%s' (not a handle row header)",
-                    record->fields[f]);
+          snprintf (why, why_size, "unknown column %s (not a handle row header)",
+                    quote (record->fields[f]));
           return false;
         }
       if (columns->index[c] >= 0)
         {
-          snprintf (why, why_size, "column '%s' appears twice", record->fields[f]);
+          snprintf (why, why_size, "column %s appears twice", quote (record->fields[f]));
           return false;
         }
       columns->index[c] = (int) f;

@@ -15,11 +15,11 @@ gate_parse (const char *option, const char *text)
     if (*c == ':')
       first = c;
   if (!first || first == text)
-    die (EXIT_USAGE, 0, "%s: expected COLUMN:TOLERANCE%%:higher|lower, got '%s'", option, text);
+    die (EXIT_USAGE, 0, "%s: expected COLUMN:TOLERANCE%%:higher|lower, got %s", option, quote (text));
   if (STREQ (last + 1, "higher"))
     g.higher_is_better = true;
   else if (!STREQ (last + 1, "lower"))
-    die (EXIT_USAGE, 0, "%s: '%s': say which is better, 'higher' or 'lower'", option, text);
+    die (EXIT_USAGE, 0, "%s: %s: say which is better, 'higher' or 'lower'", option, quote (text));
   char *tol = xstrdup (first + 1);
   tol[last - first - 1] = '\0';
   size_t len = strlen (tol);
@@ -29,7 +29,7 @@ gate_parse (const char *option, const char *text)
   errno = 0;
   double t = strtod (tol, &end);
   if (!*tol || *end || errno || !(t >= 0 && t < 100))
-    die (EXIT_USAGE, 0, "%s: '%s': the tolerance is a percentage in [0, 100)", option, text);
+    die (EXIT_USAGE, 0, "%s: %s: the tolerance is a percentage in [0, 100)", option, quote (text));
   free (tol);
   g.tolerance = t / 100;
   g.column = xstrdup (text);
@@ -46,7 +46,8 @@ gate_require (const struct gate *gates, size_t ngates, const struct summary_data
       for (size_t v = 0; v < d->nvalues; v++)
         found |= d->values[v].numeric && STREQ (d->values[v].name, gates[i].column);
       if (!found)
-        die (EXIT_USAGE, 0, "--fail-if-worse: column '%s' is not summarized", gates[i].column);
+        die (EXIT_USAGE, 0, "--fail-if-worse: column %s is not summarized",
+                 quote (gates[i].column));
     }
 }
 
@@ -69,11 +70,12 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
           for (size_t k = 0; k < d->ngroup_names && used < sizeof where; k++)
             if (k != d->compare_index)
               used += (size_t) snprintf (where + used, sizeof where - used, "%s=%s, ",
-                                         d->group_names[k], d->groups[row->group].key[k]);
+                                         quotef (d->group_names[k]),
+                                         quotef (d->groups[row->group].key[k]));
           const struct welch *w = &row->welch;
           if (!row->compared || w->ratio_why)
             {
-              warn (0, "%s%s: cannot judge against the baseline: %s", where, g->column,
+              warn (0, "%s%s: cannot judge against the baseline: %s", where, quotef (g->column),
                     !row->compared ? "no baseline rows for this group" : w->ratio_why);
               unjudged = true;
               continue;
@@ -83,7 +85,7 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
           if (worse)
             {
               warn (0, "%s%s: regression: %.4gx [%.4g, %.4g] the baseline, worse by more than "
-                    "%g%% at %g%% (%s is better)", where, g->column, w->ratio, w->ratio_low,
+                    "%g%% at %g%% (%s is better)", where, quotef (g->column), w->ratio, w->ratio_low,
                     w->ratio_high, 100 * g->tolerance, 100 * confidence,
                     g->higher_is_better ? "higher" : "lower");
               regressed = true;

@@ -35,7 +35,7 @@ require_column (const struct summarize_reader *r, const char *option, const char
 {
   size_t i = column_index (r, name);
   if (i == SIZE_MAX)
-    die (EXIT_USAGE, 0, "%s: no column '%s' in the input", option, name);
+    die (EXIT_USAGE, 0, "%s: no column %s in the input", option, quote (name));
   return i;
 }
 
@@ -228,8 +228,8 @@ count_cell (struct summary_value *value, const struct summarize_reader *r,
   if (!bad)
     return;
   if (value->explicit_ && r->options->strict)
-    die (EXIT_DATAERR, 0, "%s: line %zu, column '%s': '%s' %s", record->source,
-         record->line, column, text, cell_complaint (kind));
+    die (EXIT_DATAERR, 0, "%s: line %zu, column %s: %s %s", record->source,
+         record->line, quote (column), quote (text), cell_complaint (kind));
   value->texts += kind == CELL_TEXT;
   value->infinite += kind == CELL_INFINITE;
   note_cell (value, record, text);
@@ -291,8 +291,8 @@ data_row (struct summary_data *d, struct summarize_reader *r,
             {
               /* No number: a zero denominator, or a quotient past DBL_MAX. */
               if (r->options->strict)
-                die (EXIT_DATAERR, 0, "%s: line %zu, column '%s': %s", record->source,
-                     record->line, value->name,
+                die (EXIT_DATAERR, 0, "%s: line %zu, column %s: %s", record->source,
+                     record->line, quote (value->name),
                      den == 0 ? "division by zero" : "the ratio overflows a double");
               cells[v].missing++;
               continue;
@@ -402,15 +402,15 @@ warn_cells (const struct summary_value *value, bool strict)
       const struct cell_note *note = &value->notes[i];
       enum cell_kind kind = cell_parse (note->text, strlen (note->text), &(double) { 0 });
       if (strict)
-        die (EXIT_DATAERR, 0, "%s: line %zu, column '%s': '%s' %s", note->source,
-             note->line, value->name, note->text, cell_complaint (kind));
-      warn (0, "%s: line %zu, column '%s': '%s' %s (counted as missing)", note->source,
-            note->line, value->name, note->text, cell_complaint (kind));
+        die (EXIT_DATAERR, 0, "%s: line %zu, column %s: %s %s", note->source,
+             note->line, quote (value->name), quote (note->text), cell_complaint (kind));
+      warn (0, "%s: line %zu, column %s: %s %s (counted as missing)", note->source,
+            note->line, quote (value->name), quote (note->text), cell_complaint (kind));
     }
   size_t more = value->texts + value->infinite - value->nnotes;
   if (value->texts + value->infinite > value->nnotes)
-    warn (0, "column '%s': %zu more cells that are not finite numbers (counted as missing)",
-          value->name, more);
+    warn (0, "column %s: %zu more cells that are not finite numbers (counted as missing)",
+          quote (value->name), more);
 }
 
 void

@@ -278,15 +278,17 @@ explain (const struct summary_data *d, const struct summary_config *config,
       size_t used = 0;
       for (size_t i = 0; i < d->ngroup_names && used < sizeof where; i++)
         used += (size_t) snprintf (where + used, sizeof where - used, "%s=%s, ",
-                                   d->group_names[i], d->groups[row->group].key[i]);
+                                   quotef (d->group_names[i]),
+                                   quotef (d->groups[row->group].key[i]));
       if (STREQ (why, "too few values for a distribution-free interval of the median"))
         warn (0, "no distribution-free %g%% interval of the median from fewer than %zu "
-              "values, in %zu row%s (first: %scolumn '%s', n=%zu)", 100 * config->confidence,
+              "values, in %zu row%s (first: %scolumn %s, n=%zu)", 100 * config->confidence,
               interval_median_min_n (config->confidence), count, count == 1 ? "" : "s",
-              where, d->values[row->value].name, row->n);
+              where, quote (d->values[row->value].name), row->n);
       else
-        warn (0, "no interval: %s, in %zu row%s (first: %scolumn '%s', n=%zu)",
-              why, count, count == 1 ? "" : "s", where, d->values[row->value].name, row->n);
+        warn (0, "no interval: %s, in %zu row%s (first: %scolumn %s, n=%zu)",
+              why, count, count == 1 ? "" : "s", where, quote (d->values[row->value].name),
+              row->n);
     }
 }
 
@@ -312,11 +314,12 @@ explain_comparisons (const struct summary_data *d, const struct summary_row *row
       for (size_t s = r; s < nrows; s++)
         count += rows[s].compared
           && (rows[s].welch.diff_why ? rows[s].welch.diff_why : rows[s].welch.ratio_why) == why;
-      warn (0, "%s: %s, in %zu comparison%s (first: %s=%s, column '%s')",
+      warn (0, "%s: %s, in %zu comparison%s (first: %s=%s, column %s)",
             w->diff_why ? "no comparison intervals" : "no interval of the ratio",
             why, count, count == 1 ? "" : "s",
-            d->group_names[d->compare_index], d->groups[rows[r].group].key[d->compare_index],
-            d->values[rows[r].value].name);
+            quotef (d->group_names[d->compare_index]),
+            quotef (d->groups[rows[r].group].key[d->compare_index]),
+            quote (d->values[rows[r].value].name));
     }
 }
 
@@ -334,9 +337,10 @@ warn_outliers (const struct summary_data *d, const struct summary_row *rows, siz
       size_t used = 0;
       for (size_t i = 0; i < d->ngroup_names && used < sizeof where; i++)
         used += (size_t) snprintf (where + used, sizeof where - used, "%s=%s, ",
-                                   d->group_names[i], d->groups[row->group].key[i]);
-      warn (0, "%scolumn '%s': %zu of %zu values are outliers (%zu mild, %zu severe); "
-            "the runs may have been disturbed", where, d->values[row->value].name, out,
+                                   quotef (d->group_names[i]),
+                                   quotef (d->groups[row->group].key[i]));
+      warn (0, "%scolumn %s: %zu of %zu values are outliers (%zu mild, %zu severe); "
+            "the runs may have been disturbed", where, quote (d->values[row->value].name), out,
             row->n, row->outliers_mild, row->outliers_severe);
     }
 }

@@ -234,8 +234,7 @@ size,arm,$H,p50,outliers_mild,outliers_severe
   printf 'arm,"m""s"\r\n"pinned, 4 MiB",1\r\n"pinned, 4 MiB",3\r\n"two\nlines",5\r\n' > "$TMP/crlf.csv"
   run bench-summarize --resamples 0 --by arm --percentiles 50 "$TMP/crlf.csv"
   assert_status 0
-  assert_output "bench-summarize: no interval: fewer than 2 values, in 1 row (first: arm=two
-lines, column 'm\"s', n=1)
+  assert_output "bench-summarize: no interval: fewer than 2 values, in 1 row (first: arm='two'\$'\\n''lines', column 'm\"s', n=1)
 arm,$H,p50,outliers_mild,outliers_severe
 \"pinned, 4 MiB\",\"m\"\"s\",2,0,2,1.4142135623730951,1,1,2,3,-10.706204736174698,14.706204736174698,mean,t,0.95,,2,0,0
 \"two
@@ -402,7 +401,7 @@ a,1
 a,3
 \"b\"\"q\",5"
   assert_status 0
-  assert_output 'bench-summarize: no interval: fewer than 2 values, in 1 row (first: g=b"q, column '"'v'"', n=1)
+  assert_output 'bench-summarize: no interval: fewer than 2 values, in 1 row (first: g='"'"'b"q'"'"', column '"'v'"', n=1)
 [
  {"g": "a", "column": "v", "n": 2, "missing": 0, "mean": 2, "sd": 1.4142135623730951, "se": 1, "min": 1, "median": 2, "max": 3, "ci_low": -10.706204736174698, "ci_high": 14.706204736174698, "ci_stat": "mean", "ci_method": "t", "ci_level": 0.95, "seed": null, "p50": 2, "outliers_mild": 0, "outliers_severe": 0},
  {"g": "b\"q", "column": "v", "n": 1, "missing": 0, "mean": 5, "sd": null, "se": null, "min": 5, "median": 5, "max": 5, "ci_low": null, "ci_high": null, "ci_stat": "mean", "ci_method": "t", "ci_level": 0.95, "seed": null, "p50": 5, "outliers_mild": 0, "outliers_severe": 0}

@@ -103,6 +103,38 @@ Try 'arena-consume --help' for more information."
   assert_output "arena-consume: --save-dir: '$TMP/it'\\''s': No such file or directory"
 }
 
+@test "bench-summarize quotes column names, cells and option values with escape bytes or newlines" {
+  printf 'g,"v\033[2J"\na,1\na,"x\ny"\n' > "$TMP/q.csv"
+  run bash -c "bench-summarize --resamples 0 --percentiles 50 --format csv '$TMP/q.csv' 2>&1 > /dev/null"
+  assert_status 0
+  assert_output "bench-summarize: $TMP/q.csv: line 3, column 'v'\$'\\033''[2J': 'x'\$'\\n''y' is not a number (counted as missing)
+bench-summarize: no interval: fewer than 2 values, in 1 row (first: column 'v'\$'\\033''[2J', n=1)"
+  run bench-summarize --strict "$TMP/q.csv"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/q.csv: line 3, column 'v'\$'\\033''[2J': 'x'\$'\\n''y' is not a number"
+  run bench-summarize --value "$(printf 'w\033[2J')" "$TMP/q.csv"
+  assert_status 64
+  assert_output "bench-summarize: --value: no column 'w'\$'\\033''[2J' in the input"
+  run bench-summarize --compare "$(printf 'g\033[2J')" "$TMP/q.csv"
+  assert_status 64
+  assert_output "bench-summarize: --compare: expected COL=LEVEL, got 'g'\$'\\033''[2J'"
+  run bench-summarize --fail-if-worse "$(printf 'v\033:5%%:hi')" "$TMP/q.csv"
+  assert_status 64
+  assert_output "bench-summarize: --fail-if-worse: 'v'\$'\\033'':5%:hi': say which is better, 'higher' or 'lower'"
+}
+
+@test "arena-produce and arena-consume quote option values and header names with escape bytes" {
+  run arena-produce --fill-rate "$(printf '1\033[2J')"
+  assert_status 64
+  assert_output "arena-produce: --fill-rate: invalid size '1'\$'\\033''[2J' (use bytes or a suffix such as 64K, 8MiB, 1G)"
+  run arena-produce --cpu-list "$(printf '0\n1')"
+  assert_status 64
+  assert_output "arena-produce: --cpu-list: '0'\$'\\n''1': not a CPU list such as 0-3,8"
+  run bash -c "printf 'arena\033[2J,x\n' | arena-consume"
+  assert_status 65
+  assert_output "arena-consume: line 1: unknown column 'arena'\$'\\033''[2J' (not a handle row header)"
+}
+
 @test "a directory given as input exits 66" {
   run bench-summarize --seed 1 --value x "$TMP"
   assert_status 66
