@@ -379,7 +379,8 @@ find_source (struct consumer *c, const struct handle_row *row, size_t line)
       || a->id.items != row->config.items || a->id.epochs != row->config.epochs)
     die (EXIT_DATAERR, 0, "line %zu: arena %s: worker, workers, items or epochs differ "
          "from its header (worker %" PRIu32 " of %" PRIu32 ", %" PRIu64 " items, %" PRIu32
-         " epochs)", line, quote (row->arena), a->id.worker, a->id.workers, a->id.items, a->id.epochs);
+         " epochs)", line, quote (row->arena), a->id.worker, a->id.workers, a->id.items,
+         a->id.epochs);
   s->config = row->config;
   if (row->config.pinned && c->sink->pin)
     {
@@ -512,7 +513,8 @@ check_streams_complete (struct consumer *c)
       struct source *s = c->sources[i];
       if (atomic_load (&s->arena.released) != s->items)
         die (EXIT_SOFTWARE, 0, "arena %s: %" PRIu64 " items received but %" PRIu64
-             " released", quote (s->arena.name), s->items, (uint64_t) atomic_load (&s->arena.released));
+             " released", quote (s->arena.name), s->items,
+             (uint64_t) atomic_load (&s->arena.released));
       if (s->finished)
         continue;
       const struct arena_header *h = s->arena.header;

@@ -15,7 +15,8 @@ gate_parse (const char *option, const char *text)
     if (*c == ':')
       first = c;
   if (!first || first == text)
-    die (EXIT_USAGE, 0, "%s: expected COLUMN:TOLERANCE%%:higher|lower, got %s", option, quote (text));
+    die (EXIT_USAGE, 0, "%s: expected COLUMN:TOLERANCE%%:higher|lower, got %s", option,
+         quote (text));
   if (STREQ (last + 1, "higher"))
     g.higher_is_better = true;
   else if (!STREQ (last + 1, "lower"))
@@ -85,8 +86,8 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
           if (worse)
             {
               warn (0, "%s%s: regression: %.4gx [%.4g, %.4g] the baseline, worse by more than "
-                    "%g%% at %g%% (%s is better)", where, quotef (g->column), w->ratio, w->ratio_low,
-                    w->ratio_high, 100 * g->tolerance, 100 * confidence,
+                    "%g%% at %g%% (%s is better)", where, quotef (g->column), w->ratio,
+                    w->ratio_low, w->ratio_high, 100 * g->tolerance, 100 * confidence,
                     g->higher_is_better ? "higher" : "lower");
               regressed = true;
             }
