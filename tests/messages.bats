@@ -147,10 +147,18 @@ bench-summarize: no interval: fewer than 2 values, in 1 row (first: column 'v'\$
 # ------------------------------------------------------- system refusals
 
 @test "an arena the system will not open: exit 71 with the errno text" {
-  # Out of descriptors: the consumer cannot open a later worker's arena
-  # (8 items through 4 slots: no arena finishes before all are attached).
-  run bash -c 'arena-produce --workers 4 --size 4K --items 8 --timeout 5 2> /dev/null \
-               | (exec > /dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; ulimit -n 5; exec arena-consume)'
+  # Out of descriptors: 4 workers of 8 items through 4 slots write their
+  # first 4 rows each and wait for space, so none of the 4 arenas can
+  # finish while the consumer reads those 16 rows: it needs all 4 open at
+  # once, and under 'ulimit -n 5' the third one fails.
+  arena-produce --workers 4 --size 4K --items 8 --timeout 10 > "$TMP/rows.csv" 2> /dev/null &
+  producer=$!
+  for _ in $(seq 200); do
+    [ "$(wc -l < "$TMP/rows.csv")" -ge 17 ] && break
+    sleep 0.05
+  done
+  run bash -c '(exec > /dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; ulimit -n 5; exec arena-consume) < "$1"' _ "$TMP/rows.csv"
+  wait "$producer" || true
   assert_status 71
   [[ "$output" =~ ^arena-consume:\ line\ [0-9]+:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]+\':\ cannot\ open\ arena:\ Too\ many\ open\ files$ ]]
 }
