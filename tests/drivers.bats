@@ -68,7 +68,7 @@ config"
   [[ "${lines[0]}" =~ ^workers\ 1\ \ pool-pageable\ +[0-9.]+\ items/s\ +[0-9.]+%\ of\ memcpy$ ]]
   [[ "${lines[1]}" =~ ^workers\ 1\ \ ring-pageable\ +[0-9.]+\ items/s\ +[0-9.]+%\ of\ memcpy$ ]]
   run tail -n 1 "$TMP/pa/summary.txt"
-  [[ "$output" =~ ^workers\ 1:\ ring/pool:\ ([0-9.]+x\ the\ items/s\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 2|no\ difference\ shown\ at\ 95%\ \([0-9.]+x\ the\ items/s\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 2\)|[0-9.]+x\ the\ items/s,\ n\ =\ 2:\ no\ 95%\ interval\ from\ these\ runs)$ ]]
+  [[ "$output" =~ ^workers\ 1:\ ring/pool:\ ([0-9.]+x\ the\ items/s\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 2|no\ difference\ shown\ at\ 95%\ \([0-9.]+x\ the\ items/s\ \[-?[0-9.]+,\ -?[0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 2\)|[0-9.]+x\ the\ items/s,\ n\ =\ 2:\ no\ 95%\ interval\ from\ these\ runs)$ ]]
   # The summary is what the driver printed.
   cmp "$TMP/out" "$TMP/pa/summary.txt"
 }
