@@ -190,28 +190,40 @@ test_pool (void)
       && c.base[hs[1].offset + 4095] == 'b', "check slot 1; its bytes are visible");
   ok (arena_release (&c, &hs[1], &why) == ARENA_OK && c.header->released == 1,
       "release slot 1");
-  ok (arena_release (&c, &hs[1], &why) == ARENA_STALE
-      && STREQ (why, "stale generation: the slot changed while it was being read"),
-      "releasing it twice is stale: %s", why);
-  ok (check (&c, &hs[1], &why) == ARENA_STALE
-      && STREQ (why, "stale generation: the slot is not filled"),
-      "checking a released slot: %s", why);
+  {
+    int status = arena_release (&c, &hs[1], &why);
+    ok (status == ARENA_STALE
+        && STREQ (why, "stale generation: the slot changed while it was being read"),
+        "releasing it twice is stale: %s", why);
+  }
+  {
+    int status = check (&c, &hs[1], &why);
+    ok (status == ARENA_STALE
+        && STREQ (why, "stale generation: the slot is not filled"),
+        "checking a released slot: %s", why);
+  }
 
   /* The freed slot is reused with a new generation; the old handle is stale. */
   ok (arena_reserve (&p, 4096, SEC, -1, &hs[3]) == ARENA_OK && hs[3].slot == 1
       && hs[3].generation == 4, "the next reserve reuses slot 1 with generation 4");
   publish (&p, &hs[3]);
-  ok (check (&c, &hs[1], &why) == ARENA_STALE
-      && STREQ (why, "stale generation: the slot holds another item"),
-      "the old handle of slot 1: %s", why);
+  {
+    int status = check (&c, &hs[1], &why);
+    ok (status == ARENA_STALE
+        && STREQ (why, "stale generation: the slot holds another item"),
+        "the old handle of slot 1: %s", why);
+  }
   ok (check (&c, &hs[3], &why) == ARENA_OK, "the new handle of slot 1 checks");
 
   /* Reused during the read: the release's compare-and-swap notices.  */
   ok (check (&c, &hs[0], &why) == ARENA_OK, "check slot 0");
   atomic_store (&((_Atomic uint64_t *) (p.base + ARENA_SLOT_TABLE))[0], (uint64_t) 9 << 1 | 1);
-  ok (arena_release (&c, &hs[0], &why) == ARENA_STALE
-      && STREQ (why, "stale generation: the slot changed while it was being read"),
-      "a slot refilled between check and release is reported: %s", why);
+  {
+    int status = arena_release (&c, &hs[0], &why);
+    ok (status == ARENA_STALE
+        && STREQ (why, "stale generation: the slot changed while it was being read"),
+        "a slot refilled between check and release is reported: %s", why);
+  }
   atomic_store (&((_Atomic uint64_t *) (p.base + ARENA_SLOT_TABLE))[0], hs[0].generation << 1 | 1);
 
   /* Handles that point elsewhere.  */
@@ -310,14 +322,23 @@ test_ring (void)
   ok (wrapped, "the fill wraps: a record that does not fit the tail starts at the beginning");
 
   /* FIFO: checking out of order is refused, and so is releasing.  */
-  ok (check (&c, &hs[1], &why) == ARENA_ORDER && STREQ (why, "ring item out of FIFO order"),
-      "checking the second item first: %s", why);
+  {
+    int status = check (&c, &hs[1], &why);
+    ok (status == ARENA_ORDER && STREQ (why, "ring item out of FIFO order"),
+        "checking the second item first: %s", why);
+  }
   ok (check (&c, &hs[0], &why) == ARENA_OK && check (&c, &hs[1], &why) == ARENA_OK,
       "checking in order works, before any release");
-  ok (arena_release (&c, &hs[1], &why) == ARENA_BAD_HANDLE
-      && STREQ (why, "ring item released out of FIFO order"), "releasing the second first: %s", why);
-  ok (check (&c, &hs[0], &why) == ARENA_ORDER && STREQ (why, "ring item out of FIFO order"),
-      "replaying a checked item: %s", why);
+  {
+    int status = arena_release (&c, &hs[1], &why);
+    ok (status == ARENA_BAD_HANDLE
+        && STREQ (why, "ring item released out of FIFO order"), "releasing the second first: %s", why);
+  }
+  {
+    int status = check (&c, &hs[0], &why);
+    ok (status == ARENA_ORDER && STREQ (why, "ring item out of FIFO order"),
+        "replaying a checked item: %s", why);
+  }
 
   /* Handles that do not match a record.  */
   struct
@@ -363,9 +384,12 @@ test_ring (void)
   ok (check (&c, &hs[2], &why) == ARENA_OK, "check the third item");
   struct ring_record *rec = (struct ring_record *) (p.base + hs[2].offset - ARENA_RECORD_BYTES);
   rec->generation += 1000;
-  ok (arena_release (&c, &hs[2], &why) == ARENA_STALE
-      && STREQ (why, "stale generation: the ring record changed while it was being read"),
-      "a record rewritten during the read: %s", why);
+  {
+    int status = arena_release (&c, &hs[2], &why);
+    ok (status == ARENA_STALE
+        && STREQ (why, "stale generation: the ring record changed while it was being read"),
+        "a record rewritten during the read: %s", why);
+  }
   rec->generation -= 1000;
   struct arena_handle big;
   errno = 0;
@@ -565,8 +589,11 @@ test_attach_refusals (void)
   if (symlink (p.path, link_path) != 0)
     abort ();
   why = "";
-  ok (arena_attach (&a, link_name, &why) == ELOOP && STREQ (why, "is a symbolic link"),
-      "a symbolic link is refused: %s", why);
+  {
+    int status = arena_attach (&a, link_name, &why);
+    ok (status == ELOOP && STREQ (why, "is a symbolic link"),
+        "a symbolic link is refused: %s", why);
+  }
   ok (path_exists (link_path) && path_exists (p.path), "refusal unlinks neither link nor target");
   unlink (link_path);
 
@@ -618,19 +645,28 @@ test_attach_refusals (void)
   arena_create (&r, ARENA_RING, 100, 2, false, &test_id);
   r.header->slot_bytes = 64;
   why = "";
-  ok (arena_attach (&a, r.name, &why) == EPROTO && STREQ (why, "bad record size in header"),
-      "ring record size 64: %s", why);
+  {
+    int status = arena_attach (&a, r.name, &why);
+    ok (status == EPROTO && STREQ (why, "bad record size in header"),
+        "ring record size 64: %s", why);
+  }
   arena_unlink (&r);
   arena_detach (&r, false);
 
   /* Mode not 0600.  */
   fchmod (p.fd, 0640);
   why = "";
-  ok (arena_attach (&a, p.name, &why) == EPERM
-      && STREQ (why, "accessible to other users (mode is not 0600)"), "mode 0640: %s", why);
+  {
+    int status = arena_attach (&a, p.name, &why);
+    ok (status == EPERM
+        && STREQ (why, "accessible to other users (mode is not 0600)"), "mode 0640: %s", why);
+  }
   fchmod (p.fd, 0604);
-  ok (arena_attach (&a, p.name, &why) == EPERM
-      && STREQ (why, "accessible to other users (mode is not 0600)"), "mode 0604: %s", why);
+  {
+    int status = arena_attach (&a, p.name, &why);
+    ok (status == EPERM
+        && STREQ (why, "accessible to other users (mode is not 0600)"), "mode 0604: %s", why);
+  }
   fchmod (p.fd, 0600);
 
   /* Owned by another user (needs root to arrange).  */
@@ -639,8 +675,11 @@ test_attach_refusals (void)
       if (fchown (p.fd, 65534, 65534) != 0)
         abort ();
       why = "";
-      ok (arena_attach (&a, p.name, &why) == EPERM && STREQ (why, "owned by another user"),
-          "owned by uid 65534: %s", why);
+      {
+        int status = arena_attach (&a, p.name, &why);
+        ok (status == EPERM && STREQ (why, "owned by another user"),
+            "owned by uid 65534: %s", why);
+      }
       if (fchown (p.fd, 0, 0) != 0)
         abort ();
     }
@@ -656,19 +695,28 @@ test_attach_refusals (void)
   /* Objects that are too small.  */
   int fd = forge (0600, 100);
   why = "";
-  ok (arena_attach (&a, forged_name, &why) == EPERM && STREQ (why, "too small to be an arena"),
-      "a 100-byte object: %s", why);
+  {
+    int status = arena_attach (&a, forged_name, &why);
+    ok (status == EPERM && STREQ (why, "too small to be an arena"),
+        "a 100-byte object: %s", why);
+  }
   close (fd);
   shm_unlink (forged_name);
   fd = forge (0600, 0);
-  ok (arena_attach (&a, forged_name, &why) == EPERM && STREQ (why, "too small to be an arena"),
-      "an empty object: %s", why);
+  {
+    int status = arena_attach (&a, forged_name, &why);
+    ok (status == EPERM && STREQ (why, "too small to be an arena"),
+        "an empty object: %s", why);
+  }
   close (fd);
   shm_unlink (forged_name);
   /* Right size, zero header: wrong magic.  */
   fd = forge (0600, 5 * page);
-  ok (arena_attach (&a, forged_name, &why) == EPROTO
-      && STREQ (why, "wrong magic number (not an arenabench arena)"), "zeroed header: %s", why);
+  {
+    int status = arena_attach (&a, forged_name, &why);
+    ok (status == EPROTO
+        && STREQ (why, "wrong magic number (not an arenabench arena)"), "zeroed header: %s", why);
+  }
   close (fd);
   shm_unlink (forged_name);
 }
@@ -692,17 +740,23 @@ test_identity (enum arena_backend backend)
   struct arena_item replay = { .sequence = 7 + 251, .epoch = 0 };
   snprintf (want, sizeof want, "the row is not the item in the %s: it holds sequence 7 of "
             "worker 0, epoch 0", where);
-  ok (arena_check (&c, &h, &replay, &why) == ARENA_BAD_HANDLE && STREQ (why, want),
-      "%s: sequence + 251 refused: %s", arena_backend_names[backend], why);
+  {
+    int status = arena_check (&c, &h, &replay, &why);
+    ok (status == ARENA_BAD_HANDLE && STREQ (why, want),
+        "%s: sequence + 251 refused: %s", arena_backend_names[backend], why);
+  }
   struct arena_item other_epoch = { .sequence = 7, .epoch = 1 };
   ok (arena_check (&c, &h, &other_epoch, &why) == ARENA_BAD_HANDLE && STREQ (why, want),
       "%s: another epoch refused", arena_backend_names[backend]);
   struct arena_handle half = h;
   half.bytes /= 2;
-  ok (arena_check (&c, &half, &item, &why) == ARENA_BAD_HANDLE
-      && STREQ (why, backend == ARENA_POOL ? "length does not match the item in the slot"
-                : "length does not match the ring record"),
-      "%s: half the bytes refused: %s", arena_backend_names[backend], why);
+  {
+    int status = arena_check (&c, &half, &item, &why);
+    ok (status == ARENA_BAD_HANDLE
+        && STREQ (why, backend == ARENA_POOL ? "length does not match the item in the slot"
+                  : "length does not match the ring record"),
+        "%s: half the bytes refused: %s", arena_backend_names[backend], why);
+  }
   ok (arena_check (&c, &h, &item, &why) == ARENA_OK, "%s: the true identity checks",
       arena_backend_names[backend]);
   drop_pair (&p, &c);
@@ -759,9 +813,12 @@ test_untrusted (void)
   p.header->header_bytes = 0;
   p.header->capacity = UINT64_MAX;
   struct arena_handle far = { .slot = 5, .offset = page + 5 * page, .bytes = 4096, .generation = 1 };
-  ok (check (&c, &far, &why) == ARENA_BAD_HANDLE
-      && STREQ (why, "offset and length reach outside the arena"),
-      "a rewritten header does not widen the consumer's bounds: %s", why);
+  {
+    int status = check (&c, &far, &why);
+    ok (status == ARENA_BAD_HANDLE
+        && STREQ (why, "offset and length reach outside the arena"),
+        "a rewritten header does not widen the consumer's bounds: %s", why);
+  }
   ok (check (&c, &h[1], &why) == ARENA_OK, "real items still check");
   struct arena_handle more;
   ok (arena_reserve (&p, 4096, 50 * MS, -1, &more) == ARENA_TIMEOUT,
