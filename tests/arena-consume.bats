@@ -637,7 +637,13 @@ EOF2
     else
       arena-produce --size 1MiB --items 3 --timeout 10 | sed -u 1d >&4
     fi
-    maps=$(grep -c arenabench /proc/$consumer/maps || true)
+    # The producer may exit between the consumer's last release and its
+    # unmapping of the arena: give the consumer a moment, not forever.
+    for _ in $(seq 100); do
+      maps=$(grep -c arenabench /proc/$consumer/maps || true)
+      [ "$maps" -eq 0 ] && break
+      sleep 0.02
+    done
     [ "$maps" -eq 0 ] || { echo "run $i: $maps arena mappings still held" >&2; exec 4>&-; false; }
     [ "$i" -ne 5 ] || fds5=$(ls /proc/$consumer/fd | wc -l)
   done

@@ -468,7 +468,7 @@ Try 'h2d-check --help' for more information."
       # example cannot page-lock its arenas; the consumer says so, once per
       # arena, and reads them pageable.  Nothing else may be said.
       if [[ $cmd == *--pin* ]] && ! can_lock $((128 << 20)); then
-        sed -i -E "/^arena-consume: arena '\/arenabench\.[0-9]+\.[0-9a-f]{24}': cannot page-lock [0-9]+ bytes; reading it pageable: Cannot allocate memory$/d" "$TMP/example.err"
+        sed -i -E "/^arena-consume: arena '\/arenabench\.[0-9]+\.[0-9a-f]{24}': cannot page-lock [0-9]+ bytes: mlock: Cannot allocate memory \(RLIMIT_MEMLOCK is [0-9]+ bytes; raise it with 'ulimit -l'\); reading it pageable$/d" "$TMP/example.err"
       fi
       if [ "$status" -ne 0 ] || [ -s "$TMP/example.err" ]; then
         echo "$page: '$cmd' exited $status: $output $(cat "$TMP/example.err")" >&2
