@@ -913,13 +913,14 @@ arena_detach (struct arena *arena, bool consumer)
       atomic_fetch_or (&arena->header->state, ARENA_CONSUMER_DONE);
       wake_producer (arena->header);
     }
+  /* The descriptor first: once the mapping is gone, so is everything.  */
+  if (arena->fd >= 0)
+    close (arena->fd);
   if (arena->base)
     {
       unregister_mapping (arena);
       munmap (arena->base, arena->map_bytes);
     }
-  if (arena->fd >= 0)
-    close (arena->fd);
   arena->base = NULL;
   arena->header = NULL;
   arena->fd = -1;
