@@ -642,7 +642,7 @@ EOF2
     for _ in $(seq 100); do
       maps=$(grep -c arenabench /proc/$consumer/maps || true)
       [ "$maps" -eq 0 ] && break
-      sleep 0.02
+      sleep 0.1
     done
     [ "$maps" -eq 0 ] || { echo "run $i: $maps arena mappings still held" >&2; exec 4>&-; false; }
     [ "$i" -ne 5 ] || fds5=$(ls /proc/$consumer/fd | wc -l)
