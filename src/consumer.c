@@ -435,18 +435,31 @@ take_memory_after (struct consumer *c)
   c->after_taken = true;
 }
 
-/* Unmap every arena whose producer has published its last item and whose
-   items have all been released: a long-lived consumer keeps no finished
-   arena (nor its /dev/shm pages, nor a descriptor).  */
+/* Every item of S was published and released: nothing more will come.  */
+static bool
+source_done (const struct source *s)
+{
+  return arena_finished (&s->arena)
+    && atomic_load (&s->arena.released) == s->items
+    && atomic_load (&s->arena.header->produced) == s->items;
+}
+
+/* Unmap the arenas of every producer run whose arenas are all done: a
+   long-lived consumer keeps no finished arena (nor its /dev/shm pages, nor
+   a descriptor).  A run's arenas go together, once its last item is in:
+   unpinning one (cudaHostUnregister synchronizes the device) while other
+   workers' items are still being copied would stall the measured window. */
 static void
 release_finished (struct consumer *c)
 {
   for (size_t i = 0; i < c->nlive;)
     {
       struct source *s = c->live[i];
-      if (!arena_finished (&s->arena)
-          || atomic_load (&s->arena.released) != s->items
-          || atomic_load (&s->arena.header->produced) != s->items)
+      bool run_done = source_done (s);
+      for (size_t j = 0; run_done && j < c->nlive; j++)
+        if (c->live[j]->arena.id.run_id == s->arena.id.run_id)
+          run_done = source_done (c->live[j]);
+      if (!run_done)
         {
           i++;
           continue;
