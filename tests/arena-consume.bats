@@ -640,7 +640,7 @@ EOF2
     # The producer may exit between the consumer's last release and its
     # unmapping of the arena: give the consumer a moment, not forever.
     for _ in $(seq 100); do
-      maps=$(grep -c arenabench /proc/$consumer/maps || true)
+      maps=$(grep -c "/dev/shm/arenabench\\." /proc/$consumer/maps || true)
       [ "$maps" -eq 0 ] && break
       sleep 0.1
     done
