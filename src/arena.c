@@ -694,20 +694,17 @@ arena_attach (struct arena *arena, const char *name, const char **why)
       *why = reason;
       return EPROTO;
     }
-  enum arena_backend backend = h.backend;
-  uint64_t header_bytes = h.header_bytes, capacity = h.capacity, slot_bytes = h.slot_bytes;
-  uint32_t slot_count = h.slot_count, flags = h.flags;
-  struct arena_identity id = {
+  /* From here on, only the validated copy counts.  */
+  arena->backend = h.backend;
+  arena->header_bytes = h.header_bytes;
+  arena->capacity = h.capacity;
+  arena->slot_bytes = h.slot_bytes;
+  arena->slot_count = h.slot_count;
+  arena->flags = h.flags;
+  arena->id = (struct arena_identity) {
     .run_id = h.run_id, .worker = h.worker, .workers = h.workers,
     .epochs = h.epochs, .items = h.items,
   };
-  arena->backend = backend;
-  arena->header_bytes = header_bytes;
-  arena->capacity = capacity;
-  arena->slot_bytes = slot_bytes;
-  arena->slot_count = slot_count;
-  arena->flags = flags;
-  arena->id = id;
   /* One consumer per arena: a second that opened the name before the
      first unlinked it finds the lock taken.  */
   int err = take_lock (fd, LOCK_CONSUMER);
