@@ -28,7 +28,7 @@ struct consumer_item
   uint64_t arrive_ns;       /* when the row was read */
   bool measured;            /* not part of a warm-up epoch */
   bool source_pinned;       /* its arena is page-locked right now */
-  unsigned slot;            /* consumer's index of its arena */
+  const char *arm;          /* its receipts' arm: "pool-pinned" */
 };
 
 /* How one item turned out, given back through consumer_complete.  */
@@ -87,8 +87,17 @@ struct consumer_sink
   void (*unpin) (void *context, struct arena *arena);
   /* Take ITEM.  Per arena, items must be released in the order given.  */
   void (*process) (void *context, struct consumer *consumer, const struct consumer_item *item);
+  /* Every row read so far has been processed and the next read may
+     block (NULL: nothing to do): submit what is gathered into batches.  */
+  void (*idle) (void *context, struct consumer *consumer);
   /* End of input: release and complete everything still in flight.  */
   void (*flush) (void *context, struct consumer *consumer);
+  /* The arm of CONFIG when the sink names it itself (h2d-check --staged:
+     "pool-staged"); NULL: the backend and the page-lock achieved.  */
+  const char *(*arm) (void *context, const struct run_config *config);
+  /* Page-locked bytes of the sink's own, added to the run report's
+     pinned_bytes (NULL: none).  */
+  uint64_t (*pinned_bytes) (void *context);
   /* The run report's EXTRA for run_columns.  */
   const void *(*run_extra) (void *context);
 };

@@ -1,0 +1,263 @@
+/* consumer-receipts.c -- the receipt columns every consumer writes: one
+   table per report mode, then the sink's own columns.  */
+#include "system.h"
+#include "consumer-receipts.h"
+#include "die.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+
+/* The configuration columns say what was achieved: a run asked to pin
+   whose arena could not be page-locked is a pageable run, and its arm
+   says so.  */
+const char *
+consumer_achieved_arm (const struct run_config *config, bool pinned)
+{
+  struct run_config achieved = *config;
+  achieved.pinned = pinned;
+  return run_config_arm (&achieved);
+}
+
+#define ITEM(row) ((const struct consumer_item_receipt *) (row))
+#define ITEM_CONFIG(row) (&ITEM (row)->item->row.config)
+#define RUN(row) ((const struct consumer_run_receipt *) (row))
+
+static void
+item_arm (struct csv_line *line, const void *row)
+{
+  csv_line_str (line, ITEM (row)->item->arm);
+}
+
+static void
+item_backend (struct csv_line *line, const void *row)
+{
+  csv_line_str (line, arena_backend_names[ITEM_CONFIG (row)->backend]);
+}
+
+static void
+item_dtype (struct csv_line *line, const void *row)
+{
+  csv_line_str (line, payload_dtypes[ITEM_CONFIG (row)->dtype].name);
+}
+
+static void
+item_kind (struct csv_line *line, const void *row)
+{
+  csv_line_str (line, payload_kind_names[ITEM_CONFIG (row)->kind]);
+}
+
+#define ITEM_U64(name, expr) \
+  static void item_##name (struct csv_line *line, const void *row) \
+  { const struct consumer_item_receipt *r = row; csv_line_u64 (line, (expr)); }
+ITEM_U64 (pinned, r->item->source_pinned)
+ITEM_U64 (size_bytes, r->item->row.config.size_bytes)
+ITEM_U64 (workers, r->item->row.config.workers)
+ITEM_U64 (slots, r->item->row.config.slots)
+ITEM_U64 (sequence, r->item->row.sequence)
+ITEM_U64 (worker, r->item->row.worker)
+ITEM_U64 (epoch, r->item->row.epoch)
+ITEM_U64 (bytes, r->item->row.handle.bytes)
+ITEM_U64 (wait_ns, r->item->wait_ns)
+
+static void
+item_verify_ns (struct csv_line *line, const void *row)
+{
+  csv_line_count (line, ITEM (row)->verified ? ITEM (row)->result->verify_ns : CSV_NONE);
+}
+
+static void
+item_mismatches (struct csv_line *line, const void *row)
+{
+  csv_line_count (line, ITEM (row)->verified ? ITEM (row)->result->check.mismatches : CSV_NONE);
+}
+
+static const struct csv_column item_table[] = {
+  { "arm", item_arm }, { "backend", item_backend }, { "pinned", item_pinned },
+  { "size_bytes", item_size_bytes }, { "dtype", item_dtype }, { "kind", item_kind },
+  { "workers", item_workers }, { "slots", item_slots },
+  { "sequence", item_sequence }, { "worker", item_worker }, { "epoch", item_epoch },
+  { "bytes", item_bytes }, { "wait_ns", item_wait_ns }, { "verify_ns", item_verify_ns },
+  { "mismatches", item_mismatches },
+  { NULL, NULL },
+};
+
+static void
+run_str (struct csv_line *line, const char *value)
+{
+  if (value)
+    csv_line_str (line, value);
+  else
+    csv_line_empty (line);
+}
+
+#define RUN_STR(name) \
+  static void run_##name (struct csv_line *line, const void *row) \
+  { run_str (line, RUN (row)->name); }
+#define RUN_COUNT(name) \
+  static void run_##name (struct csv_line *line, const void *row) \
+  { csv_line_count (line, RUN (row)->name); }
+#define RUN_FIXED(name, decimals) \
+  static void run_##name (struct csv_line *line, const void *row) \
+  { csv_line_fixed (line, RUN (row)->name, decimals); }
+RUN_STR (arm)
+RUN_STR (backend)
+RUN_STR (dtype)
+RUN_STR (kind)
+RUN_COUNT (pinned)
+RUN_COUNT (size_bytes)
+RUN_COUNT (workers)
+RUN_COUNT (slots)
+RUN_COUNT (items)
+RUN_COUNT (bytes)
+RUN_FIXED (seconds, 6)
+RUN_FIXED (items_per_s, 2)
+RUN_FIXED (gb_per_s, 4)
+RUN_FIXED (cpu_s, 6)
+RUN_FIXED (pin_ms, 3)
+RUN_COUNT (mismatches)
+RUN_COUNT (warmup_epochs)
+RUN_COUNT (pinned_bytes)
+RUN_COUNT (shm_bytes)
+RUN_COUNT (shm_avail_before_bytes)
+RUN_COUNT (shm_avail_after_bytes)
+RUN_COUNT (pss_before_bytes)
+RUN_COUNT (pss_after_bytes)
+RUN_COUNT (rss_peak_bytes)
+
+/* The run report's columns; the sink names the page-lock time column.  */
+static const struct csv_column run_common[] = {
+  { "arm", run_arm }, { "backend", run_backend }, { "pinned", run_pinned },
+  { "size_bytes", run_size_bytes }, { "dtype", run_dtype }, { "kind", run_kind },
+  { "workers", run_workers }, { "slots", run_slots },
+  { "items", run_items }, { "bytes", run_bytes }, { "seconds", run_seconds },
+  { "items_per_s", run_items_per_s }, { "gb_per_s", run_gb_per_s }, { "cpu_s", run_cpu_s },
+  { "pin_ms", run_pin_ms },
+  { "mismatches", run_mismatches }, { "warmup_epochs", run_warmup_epochs },
+  { "pinned_bytes", run_pinned_bytes }, { "shm_bytes", run_shm_bytes },
+  { "shm_avail_before_bytes", run_shm_avail_before_bytes },
+  { "shm_avail_after_bytes", run_shm_avail_after_bytes },
+  { "pss_before_bytes", run_pss_before_bytes }, { "pss_after_bytes", run_pss_after_bytes },
+  { "rss_peak_bytes", run_rss_peak_bytes },
+};
+
+/* One table of the common columns, then SINK's: the same for the header
+   and every row.  */
+static const struct csv_column *
+run_table (const struct consumer_sink *sink)
+{
+  /* A command has one sink: build its table once.  */
+  static struct csv_column *table;
+  static const struct consumer_sink *table_sink;
+  if (table_sink == sink)
+    return table;
+  size_t ncommon = ARRAY_SIZE (run_common), nextra = 0;
+  while (sink->run_columns && sink->run_columns[nextra].name)
+    nextra++;
+  free (table);
+  table = xcalloc (ncommon + nextra + 1, sizeof *table);
+  memcpy (table, run_common, sizeof run_common);
+  for (size_t i = 0; i < ncommon; i++)
+    if (table[i].put == run_pin_ms && sink->pin_column)
+      table[i].name = sink->pin_column;
+  if (nextra)
+    memcpy (table + ncommon, sink->run_columns, nextra * sizeof *table);
+  table_sink = sink;
+  return table;
+}
+
+
+void
+consumer_receipts_header (struct csv_line *line, const struct consumer_sink *sink,
+                          enum report_mode report)
+{
+  if (report == REPORT_ITEMS)
+    {
+      csv_columns_header (line, item_table);
+      if (sink->item_columns)
+        csv_columns_header (line, sink->item_columns);
+    }
+  else
+    csv_columns_header (line, run_table (sink));
+  csv_line_put (line, stdout);
+}
+
+void
+consumer_receipts_item (struct csv_line *line, const struct consumer_sink *sink,
+                        const struct consumer_item_receipt *r)
+{
+  csv_columns_row (line, item_table, r);
+  if (sink->item_columns)
+    csv_columns_row (line, sink->item_columns, r);
+  csv_line_put (line, stdout);
+}
+
+void
+consumer_receipts_run (struct csv_line *line, const struct consumer_sink *sink,
+                       const struct consumer_run_receipt *r)
+{
+  csv_columns_row (line, run_table (sink), r);
+  csv_line_put (line, stdout);
+}
+
+
+/* IEEE half-precision bits of VALUE, which is exactly a half.  */
+static uint16_t
+half_bits (double value)
+{
+  uint16_t sign = signbit (value) ? 0x8000 : 0;
+  double a = fabs (value);
+  if (isnan (value))
+    return sign | 0x7e00;
+  if (isinf (value) || a >= 65536)
+    return sign | 0x7c00;
+  if (a < 0x1p-14)                      /* zero or subnormal: a * 2^24 units */
+    return sign | (uint16_t) (a * 0x1p24);
+  int e;
+  double m = frexp (a, &e);             /* a = m * 2^e, 0.5 <= m < 1 */
+  return sign | (uint16_t) ((e + 14) << 10) | (uint16_t) ((m * 2 - 1) * 1024);
+}
+
+/* VALUE (an element of DTYPE, exactly a double) as a message shows it:
+   the fewest digits that read back as the same element, and for the
+   floating types its bits too, so a flipped low bit can never read
+   "expected 71, found 71".  */
+static void
+format_element (enum payload_dtype dtype, double value, char *buf, size_t size)
+{
+  char digits[40];
+  if (value == trunc (value) && fabs (value) < 1e15)
+    snprintf (digits, sizeof digits, "%.0f", value);      /* not "2e+01" */
+  else
+    for (int n = 1; n <= 17; n++)
+      {
+        snprintf (digits, sizeof digits, "%.*g", n, value);
+        double back = strtod (digits, NULL);
+        if (dtype == DTYPE_FP32 ? (float) back == (float) value : back == value)
+          break;
+      }
+  if (dtype == DTYPE_FP32)
+    {
+      float f = (float) value;
+      uint32_t bits;
+      memcpy (&bits, &f, sizeof bits);
+      snprintf (buf, size, "%s (0x%08" PRIx32 ")", digits, bits);
+    }
+  else if (dtype == DTYPE_FP16)
+    snprintf (buf, size, "%s (0x%04x)", digits, (unsigned) half_bits (value));
+  else
+    snprintf (buf, size, "%s", digits);
+}
+
+
+void
+consumer_warn_mismatch (const struct consumer_item *item, const struct payload_check *check)
+{
+  char expected[64], actual[64];
+  format_element (item->row.config.dtype, check->expected, expected, sizeof expected);
+  format_element (item->row.config.dtype, check->actual, actual, sizeof actual);
+  warn (0, "line %zu: sequence %" PRIu64 " leaf %u index %" PRIu64
+        ": expected %s, found %s (%" PRIu64 " mismatched element%s in the item)",
+        item->line, item->row.sequence, check->leaf, check->index, expected,
+        actual, check->mismatches, check->mismatches == 1 ? "" : "s");
+}

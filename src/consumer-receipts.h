@@ -1,0 +1,25 @@
+/* consumer-receipts.h -- receipt rows: an item's, a run's, and the
+   message of a mismatched item.  arenabench(7) documents the columns.  */
+#ifndef ARENABENCH_CONSUMER_RECEIPTS_H
+#define ARENABENCH_CONSUMER_RECEIPTS_H
+
+#include "consumer.h"
+
+/* The arm a configuration achieved: asked to pin, but pageable when the
+   page-lock was refused.  */
+const char *consumer_achieved_arm (const struct run_config *config, bool pinned);
+
+/* The header of REPORT's rows, then SINK's columns, to stdout.  */
+void consumer_receipts_header (struct csv_line *line, const struct consumer_sink *sink,
+                               enum report_mode report);
+
+/* One item's receipt, and one run report row, to stdout.  */
+void consumer_receipts_item (struct csv_line *line, const struct consumer_sink *sink,
+                             const struct consumer_item_receipt *r);
+void consumer_receipts_run (struct csv_line *line, const struct consumer_sink *sink,
+                            const struct consumer_run_receipt *r);
+
+/* Warn of ITEM's mismatches: the first one, exactly, and how many.  */
+void consumer_warn_mismatch (const struct consumer_item *item, const struct payload_check *check);
+
+#endif

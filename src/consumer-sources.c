@@ -1,0 +1,383 @@
+/* consumer-sources.c -- the arenas a consumer has seen.  */
+#include "system.h"
+#include "consumer-sources.h"
+#include "die.h"
+#include "machine.h"
+
+#include <inttypes.h>
+
+/* FNV-1a: names are short and random after their prefix.  */
+static size_t
+name_hash (const char *name)
+{
+  uint64_t h = 1469598103934665603ULL;
+  for (; *name; name++)
+    h = (h ^ (unsigned char) *name) * 1099511628211ULL;
+  return (size_t) h;
+}
+
+static struct source **
+bucket_of (const struct sources *sources, const char *name)
+{
+  return &sources->buckets[name_hash (name) & (sources->nbuckets - 1)];
+}
+
+static void
+table_grow (struct sources *sources)
+{
+  size_t old = sources->nbuckets;
+  struct source **buckets = sources->buckets;
+  sources->nbuckets = old ? 2 * old : 64;
+  sources->buckets = xcalloc (sources->nbuckets, sizeof *sources->buckets);
+  for (size_t i = 0; i < old; i++)
+    for (struct source *s = buckets[i], *next; s; s = next)
+      {
+        next = s->next;
+        struct source **b = bucket_of (sources, s->arena.name);
+        s->next = *b;
+        *b = s;
+      }
+  free (buckets);
+}
+
+static bool
+recently_forgotten (const struct sources *sources, const char *name)
+{
+  for (size_t i = 0; sources->recent && i < SOURCES_RECENT; i++)
+    if (STREQ (sources->recent[i], name))
+      return true;
+  return false;
+}
+
+static _Noreturn void
+replayed (const char *name, size_t line)
+{
+  die (EXIT_DATAERR, 0, "line %zu: arena %s: a row after every item of the arena was "
+       "released (a replayed row)", line, quote (name));
+}
+
+struct source *
+sources_find (struct sources *sources, const char *name, size_t line)
+{
+  struct source *found = sources->last;
+  if (!found || !STREQ (found->arena.name, name))
+    {
+      found = NULL;
+      if (sources->nbuckets)
+        for (found = *bucket_of (sources, name); found; found = found->next)
+          if (STREQ (found->arena.name, name))
+            break;
+    }
+  if ((found && found->finished) || (!found && recently_forgotten (sources, name)))
+    replayed (name, line);
+  if (found)
+    sources->last = found;
+  return found;
+}
+
+struct source *
+sources_attach (struct sources *sources, const struct handle_row *row, size_t line)
+{
+  struct source *s = xcalloc (1, sizeof *s);
+  const char *why;
+  int err = arena_attach (&s->arena, row->arena, &why);
+  if (err)
+    {
+      free (s);
+      /* What the object is (missing, foreign, malformed) is about the
+         input; anything else is the system refusing (EACCES, EMFILE,
+         ENOMEM...), and its errno says why.  */
+      bool about_input = err == ENOENT || err == EINVAL || err == ELOOP || err == EPERM
+                         || err == EPROTO;
+      die (err == ENOENT ? EXIT_NOINPUT : about_input ? EXIT_DATAERR : EXIT_OSERR,
+           about_input ? 0 : err, "line %zu: arena %s: %s", line, quote (row->arena), why);
+    }
+  if (sources->count >= sources->nbuckets)
+    table_grow (sources);
+  struct source **b = bucket_of (sources, s->arena.name);
+  s->next = *b;
+  *b = s;
+  sources->count++;
+  if (sources->nlive == sources->live_size)
+    {
+      sources->live_size = sources->live_size ? 2 * sources->live_size : 16;
+      sources->live = xreallocarray (sources->live, sources->live_size, sizeof *sources->live);
+    }
+  s->live_index = sources->nlive;
+  sources->live[sources->nlive++] = s;
+  sources->last = s;
+  s->shm_bytes = machine_fd_allocated_bytes (s->arena.fd);
+
+  const struct arena *a = &s->arena;
+  if (a->backend != row->config.backend || arena_pinned (a) != row->config.pinned
+      || a->slot_count != row->config.slots)
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: backend, pinned or slots differ from its header",
+         line, quote (row->arena));
+  if (a->id.worker != row->worker || a->id.workers != row->config.workers
+      || a->id.items != row->config.items || a->id.epochs != row->config.epochs)
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: worker, workers, items or epochs differ "
+         "from its header (worker %" PRIu32 " of %" PRIu32 ", %" PRIu64 " items, %" PRIu32
+         " epochs)", line, quote (row->arena), a->id.worker, a->id.workers, a->id.items,
+         a->id.epochs);
+  s->config = row->config;
+  return s;
+}
+
+bool
+source_done (const struct source *s)
+{
+  return arena_finished (&s->arena)
+    && atomic_load (&s->arena.released) == s->items
+    && atomic_load (&s->arena.header->produced) == s->items;
+}
+
+static void
+live_remove (struct sources *sources, struct source *s)
+{
+  struct source *moved = sources->live[--sources->nlive];
+  sources->live[s->live_index] = moved;
+  moved->live_index = s->live_index;
+}
+
+static void
+table_remove (struct sources *sources, struct source *s)
+{
+  struct source **p = bucket_of (sources, s->arena.name);
+  while (*p != s)
+    p = &(*p)->next;
+  *p = s->next;
+  sources->count--;
+  if (sources->last == s)
+    sources->last = NULL;
+}
+
+static uint64_t
+announced_per_worker (const struct arena_identity *id)
+{
+  return (uint64_t) id->epochs * id->items;
+}
+
+/* Drop the sources of RUN (finished, one per worker, every item in),
+   keeping their names for replays and their count for the total.  */
+static void
+forget_run (struct sources *sources, struct source **run, size_t n)
+{
+  if (!sources->recent)
+    sources->recent = xcalloc (SOURCES_RECENT, sizeof *sources->recent);
+  for (size_t i = 0; i < n; i++)
+    {
+      struct source *s = run[i];
+      sources->forgotten_items += s->items;
+      snprintf (sources->recent[sources->recent_next], sizeof *sources->recent, "%s",
+                s->arena.name);
+      sources->recent_next = (sources->recent_next + 1) % SOURCES_RECENT;
+      table_remove (sources, s);
+      free (s);
+    }
+}
+
+static int
+by_run_and_worker (const void *a, const void *b)
+{
+  const struct source *x = *(struct source *const *) a, *y = *(struct source *const *) b;
+  if (x->arena.id.run_id != y->arena.id.run_id)
+    return x->arena.id.run_id < y->arena.id.run_id ? -1 : 1;
+  return (x->arena.id.worker > y->arena.id.worker) - (x->arena.id.worker < y->arena.id.worker);
+}
+
+/* Every worker of S's run has its source here, each with every item.  */
+static bool
+run_complete (const struct sources *sources, const struct source *s, struct source **run,
+              size_t *n)
+{
+  const struct arena_identity *id = &s->arena.id;
+  *n = 0;
+  for (size_t i = 0; i < sources->nbuckets; i++)
+    for (struct source *t = sources->buckets[i]; t; t = t->next)
+      if (t->arena.id.run_id == id->run_id)
+        {
+          if (!t->finished || t->items != announced_per_worker (id) || *n == id->workers)
+            return false;
+          run[(*n)++] = t;
+        }
+  if (*n != id->workers)
+    return false;
+  /* One arena per worker: two claiming one worker leave another missing. */
+  qsort (run, *n, sizeof *run, by_run_and_worker);
+  for (size_t i = 0; i < *n; i++)
+    if (run[i]->arena.id.worker != i)
+      return false;
+  return true;
+}
+
+/* A run's arenas go together, once its last item is in: unpinning one
+   (cudaHostUnregister synchronizes the device) while other workers' items
+   are still being copied would stall the measured window.  */
+void
+sources_let_go (struct sources *sources, void (*before) (void *context),
+                void (*unpin) (void *context, struct source *s), void *context)
+{
+  for (size_t i = 0; i < sources->nlive;)
+    {
+      struct source *s = sources->live[i];
+      bool run_done = source_done (s);
+      for (size_t j = 0; run_done && j < sources->nlive; j++)
+        if (sources->live[j]->arena.id.run_id == s->arena.id.run_id)
+          run_done = source_done (sources->live[j]);
+      if (!run_done)
+        {
+          i++;
+          continue;
+        }
+      before (context);
+      uint64_t run_id = s->arena.id.run_id;
+      /* Every live arena of the run, this one included, from the end of
+         the list so that removals do not skip any.  */
+      for (size_t j = sources->nlive; j-- > 0;)
+        {
+          struct source *t = sources->live[j];
+          if (t->arena.id.run_id != run_id)
+            continue;
+          if (t->pinned && unpin)
+            unpin (context, t);
+          arena_detach (&t->arena, true);
+          t->finished = true;
+          live_remove (sources, t);
+        }
+      struct source **run = xreallocarray (NULL, s->arena.id.workers, sizeof *run);
+      size_t n;
+      if (run_complete (sources, s, run, &n))
+        forget_run (sources, run, n);
+      free (run);
+      i = 0;
+    }
+}
+
+bool
+sources_producers_done (const struct sources *sources)
+{
+  for (size_t i = 0; i < sources->nlive; i++)
+    if (!(atomic_load (&sources->live[i]->arena.header->state) & ARENA_PRODUCER_DONE))
+      return false;
+  return true;
+}
+
+/* How many lines name missing items before the rest are only counted.  */
+#define MISSING_LINES_MAX 20
+
+/* Report the items of worker W, epochs from FIRST (its items from INDEX
+   on), that never came; returns how many.  */
+static uint64_t
+report_missing (const struct arena_identity *id, uint32_t worker, uint64_t received,
+                const char *why, unsigned *lines)
+{
+  uint64_t total = announced_per_worker (id);
+  if (received >= total)
+    return 0;
+  for (uint32_t e = (uint32_t) (received / id->items); e < id->epochs; e++)
+    {
+      if (*lines >= MISSING_LINES_MAX)
+        break;
+      (*lines)++;
+      uint64_t from = e == received / id->items ? received % id->items : 0;
+      uint64_t base = ((uint64_t) e * id->workers + worker) * id->items;
+      if (from + 1 == id->items)
+        warn (0, "worker %" PRIu32 " epoch %" PRIu32 ": sequence %" PRIu64 " missing (1 of %"
+              PRIu64 " items%s)", worker, e, base + from, id->items, why);
+      else
+        warn (0, "worker %" PRIu32 " epoch %" PRIu32 ": sequences %" PRIu64 "-%" PRIu64
+              " missing (%" PRIu64 " of %" PRIu64 " items%s)", worker, e, base + from,
+              base + id->items - 1, id->items - from, id->items, why);
+    }
+  return total - received;
+}
+
+/* A worker with no arena among the rows (killed before its first row, or
+   its rows filtered out) is missing too.  */
+void
+sources_check_complete (const struct sources *sources)
+{
+  uint64_t missing = 0, announced = sources->forgotten_items;
+  unsigned lines = 0;
+  size_t n = 0;
+  struct source **sorted = xreallocarray (NULL, sources->count + 1, sizeof *sorted);
+  for (size_t b = 0; b < sources->nbuckets; b++)
+    for (struct source *s = sources->buckets[b]; s; s = s->next)
+      sorted[n++] = s;
+  for (size_t i = 0; i < n; i++)
+    {
+      struct source *s = sorted[i];
+      if (atomic_load (&s->arena.released) != s->items)
+        die (EXIT_SOFTWARE, 0, "arena %s: %" PRIu64 " items received but %" PRIu64
+             " released", quote (s->arena.name), s->items,
+             (uint64_t) atomic_load (&s->arena.released));
+      if (s->finished)
+        continue;
+      const struct arena_header *h = s->arena.header;
+      uint64_t produced = atomic_load (&h->produced);
+      bool done = atomic_load (&h->state) & ARENA_PRODUCER_DONE;
+      if (!done || produced != s->items)
+        warn (0, "arena %s: truncated stream: producer (pid %d) %s after %" PRIu64
+              " items, %" PRIu64 " rows received",
+              quote (s->arena.name), (int) h->producer_pid, done ? "finished" : "stopped",
+              produced, s->items);
+    }
+  qsort (sorted, n, sizeof *sorted, by_run_and_worker);
+  for (size_t i = 0; i < n;)
+    {
+      const struct arena_identity *id = &sorted[i]->arena.id;
+      announced += (uint64_t) id->workers * announced_per_worker (id);
+      /* Walk the run's workers; arenas of it lie at [i, end).  */
+      size_t end = i;
+      while (end < n && sorted[end]->arena.id.run_id == id->run_id)
+        end++;
+      size_t k = i;
+      for (uint32_t w = 0; w < id->workers; w++)
+        {
+          if (k < end && sorted[k]->arena.id.worker == w)
+            {
+              missing += report_missing (id, w, sorted[k]->items, "", &lines);
+              k++;
+            }
+          else
+            missing += report_missing (id, w, 0, "; no row of this worker arrived", &lines);
+        }
+      /* Two arenas claiming one worker of a run: the second one's items
+         count against the total as well.  */
+      for (; k < end; k++)
+        announced += announced_per_worker (id);
+      i = end;
+    }
+  free (sorted);
+  if (missing)
+    die (EXIT_TEMPFAIL, 0, "%" PRIu64 " of %" PRIu64 " announced items missing%s", missing,
+         announced, lines >= MISSING_LINES_MAX ? " (the first ranges are listed above)" : "");
+}
+
+void
+sources_free (struct sources *sources, void (*unpin) (void *context, struct source *s),
+              void *context, bool abandon)
+{
+  for (size_t b = 0; b < sources->nbuckets; b++)
+    for (struct source *s = sources->buckets[b], *next; s; s = next)
+      {
+        next = s->next;
+        if (s->finished)
+          {
+            if (!abandon)
+              free (s);
+            continue;
+          }
+        if (s->pinned && unpin && !abandon)
+          unpin (context, s);
+        arena_detach (&s->arena, true);
+        if (!abandon)
+          free (s);
+      }
+  if (abandon)
+    return;
+  free (sources->buckets);
+  free (sources->live);
+  free (sources->recent);
+  *sources = (struct sources) { 0 };
+}

@@ -1,0 +1,74 @@
+/* consumer-sources.h -- the arenas a consumer has seen: found by name in a
+   hash table, attached and cross-checked on first sight, let go a run at a
+   time once done, and forgotten once every item of their run is in, so a
+   long-lived consumer's memory and lookups stay flat however many arenas
+   pass through it.  */
+#ifndef ARENABENCH_CONSUMER_SOURCES_H
+#define ARENABENCH_CONSUMER_SOURCES_H
+
+#include "arena.h"
+#include "handle-row.h"
+
+/* An arena seen in the stream, and what came through it.  */
+struct source
+{
+  struct arena arena;
+  struct run_config config;
+  uint64_t items;             /* rows received: generations 1..items */
+  uint64_t pin_ns;
+  bool pinned;                /* page-locked: as achieved, not as asked */
+  uint64_t shm_bytes;         /* what the object holds in /dev/shm */
+  bool finished;              /* every item released, arena unmapped */
+  struct source *next;        /* hash chain */
+  size_t live_index;          /* in the live list, while mapped */
+};
+
+/* How many names of forgotten arenas are kept, so that a row replayed
+   after its arena was let go is still called a replay.  */
+#define SOURCES_RECENT 256
+
+struct sources
+{
+  struct source **buckets;
+  size_t nbuckets, count;
+  struct source **live;         /* sources still mapped */
+  size_t nlive, live_size;
+  struct source *last;          /* the previous row's */
+  /* Forgotten runs: complete, so only their item count is kept.  */
+  uint64_t forgotten_items;
+  char (*recent)[sizeof ((struct arena *) 0)->name];
+  size_t recent_next;
+};
+
+/* The source of arena NAME, or NULL when it is new.  Dies (65) when NAME
+   was finished already: a replayed row, at input line LINE.  */
+struct source *sources_find (struct sources *sources, const char *name, size_t line);
+
+/* Attach the arena ROW names and check its header against ROW; dies on
+   failure with LINE.  */
+struct source *sources_attach (struct sources *sources, const struct handle_row *row,
+                               size_t line);
+
+/* Whether every item of S was published and released.  */
+bool source_done (const struct source *s);
+
+/* Unmap the arenas of every producer run whose arenas are all done,
+   calling BEFORE first (once per run) and UNPIN for each pinned one; a
+   complete run is then forgotten.  */
+void sources_let_go (struct sources *sources, void (*before) (void *context),
+                     void (*unpin) (void *context, struct source *s), void *context);
+
+/* End of input: are the producers of every arena still held done?  */
+bool sources_producers_done (const struct sources *sources);
+
+/* End of input: every item of every worker and epoch that the arenas of
+   each run announced must have been received and released exactly once;
+   dies with EXIT_TEMPFAIL naming what is missing.  */
+void sources_check_complete (const struct sources *sources);
+
+/* Unmap and free everything: UNPIN (may be NULL) for each pinned arena
+   still mapped.  With ABANDON (dying), only say we are gone.  */
+void sources_free (struct sources *sources, void (*unpin) (void *context, struct source *s),
+                   void *context, bool abandon);
+
+#endif
