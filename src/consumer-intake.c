@@ -154,7 +154,12 @@ split_plain (struct intake *in, char *p, char *end)
       if (c != ',')
         {
           if (c <= ' ' || c == '"')
-            return 0;
+            {
+              /* Put back the commas: the general parse starts over.  */
+              for (size_t i = 1; i <= n; i++)
+                in->fields[i - 1][in->lengths[i - 1]] = ',';
+              return 0;
+            }
           continue;
         }
       if (n + 1 >= in->fields_size)

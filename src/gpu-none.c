@@ -111,7 +111,8 @@ overlap_run_block (struct overlap *ov, const int *methods, size_t nmethods,
 #include "h2d-pipeline.h"
 
 struct h2d_pipeline *
-h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify)
+h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify,
+                   unsigned staging_threads)
 {
   no_cuda ();
 }
@@ -165,3 +166,20 @@ h2d_pipeline_capacity (const struct h2d_pipeline *pipe)
   no_cuda ();
 }
 
+bool
+h2d_pipeline_ready (const struct h2d_pipeline *pipe, const struct h2d_item *item)
+{
+  no_cuda ();
+}
+
+void
+h2d_pipeline_kick (struct h2d_pipeline *pipe)
+{
+  no_cuda ();
+}
+
+uint64_t
+h2d_pipeline_staging_bytes (const struct h2d_pipeline *pipe)
+{
+  no_cuda ();
+}

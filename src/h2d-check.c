@@ -22,12 +22,15 @@
 enum
 {
   OPT_DEVICE = CONSUMER_OPT_FIRST_PRIVATE, OPT_INFLIGHT, OPT_COPY_STREAMS, OPT_CALIBRATE,
+  OPT_STAGED, OPT_STAGING_THREADS,
 };
 
 static const struct option long_options[] = {
   { "device", required_argument, NULL, OPT_DEVICE },
   { "inflight", required_argument, NULL, OPT_INFLIGHT },
   { "copy-streams", required_argument, NULL, OPT_COPY_STREAMS },
+  { "staged", no_argument, NULL, OPT_STAGED },
+  { "staging-threads", required_argument, NULL, OPT_STAGING_THREADS },
   CONSUMER_LONG_OPTIONS,
   { "calibrate", no_argument, NULL, OPT_CALIBRATE },
   OPTIONS_COMMON_LONG,
@@ -44,9 +47,16 @@ release its arena space once the copy is done, check every element on the\n\
 GPU, and print CSV receipts.\n\
 \n\
   --device N            CUDA device (default $LOCAL_RANK, else 0)\n\
-  --inflight K          items in flight: copies of later items overlap the\n\
-                        checks of earlier ones (default 2)\n\
-  --copy-streams N      streams the copies take turns on, 1 to 4 (default 2)\n", stdout);
+  --inflight K          buffers in flight, each one item or a batch of small\n\
+                        ones: copies of later batches overlap the checks of\n\
+                        earlier ones (default 2)\n\
+  --copy-streams N      streams the copies take turns on, 1 to 4 (default 2)\n\
+  --staged              copy as pin_memory loaders do: the arena stays\n\
+                        pageable (even if marked for pinning), threads copy\n\
+                        items into page-locked staging buffers, and those go\n\
+                        to the GPU; the arm is BACKEND-staged\n\
+  --staging-threads N   threads that copy into the staging buffers, 1 to 64\n\
+                        (default 1; implies --staged)\n", stdout);
   fputs (CONSUMER_OPTIONS_HELP, stdout);
   fputs ("\
   --calibrate           after the run, add rows with the raw copy bandwidth\n\
@@ -80,8 +90,9 @@ struct gpu_sink
   struct h2d_pipeline *pipe;
   int device;
   bool verify;
+  unsigned staging_threads;     /* 0: not staged */
   struct flight *flights;       /* a ring in submission order */
-  unsigned next;
+  unsigned nflights, next;
 
   /* The measured items, for the run report.  */
   struct run_config config;
@@ -168,19 +179,7 @@ gpu_process (void *context, struct consumer *consumer, const struct consumer_ite
       sink->have_config = true;
     }
 
-  /* Report what has finished, then make room: at most K in flight.  */
-  while (retire_one (sink, consumer, false))
-    continue;
-  if (h2d_pipeline_pending (pipe) == h2d_pipeline_inflight (pipe))
-    retire_one (sink, consumer, true);
-  if (item->row.layout.bytes > h2d_pipeline_capacity (pipe))
-    while (retire_one (sink, consumer, true))
-      continue;
-
   struct flight *f = &sink->flights[sink->next];
-  sink->next = (sink->next + 1) % h2d_pipeline_inflight (pipe);
-  f->item = *item;
-  atomic_store (&f->release_why, NULL);
   struct h2d_item work = {
     .host = item->data,
     .layout = item->row.layout,
@@ -189,7 +188,44 @@ gpu_process (void *context, struct consumer *consumer, const struct consumer_ite
     .release_arg = f,
     .token = f,
   };
+  /* Report what has finished, then make room: at most K buffers in
+     flight.  */
+  while (retire_one (sink, consumer, false))
+    continue;
+  while (!h2d_pipeline_ready (pipe, &work))
+    retire_one (sink, consumer, true);
+
+  sink->next = (sink->next + 1) % sink->nflights;
+  f->item = *item;
+  atomic_store (&f->release_why, NULL);
   h2d_pipeline_submit (pipe, &work);
+}
+
+/* The input paused: send the batch gathered so far, and report what has
+   finished meanwhile.  */
+static void
+gpu_idle (void *context, struct consumer *consumer)
+{
+  struct gpu_sink *sink = context;
+  h2d_pipeline_kick (sink->pipe);
+  while (retire_one (sink, consumer, false))
+    continue;
+}
+
+static const char *
+gpu_staged_arm (void *context, const struct run_config *config)
+{
+  static const char *const arms[ARENA_BACKEND_COUNT] = {
+    [ARENA_POOL] = "pool-staged", [ARENA_RING] = "ring-staged",
+  };
+  return arms[config->backend];
+}
+
+static uint64_t
+gpu_staging_bytes (void *context)
+{
+  struct gpu_sink *sink = context;
+  return h2d_pipeline_staging_bytes (sink->pipe);
 }
 
 static void
@@ -226,7 +262,7 @@ static const struct csv_column item_columns[] = {
 struct gpu_run
 {
   const struct gpu_sink *sink;
-  uint64_t inflight;
+  uint64_t inflight, staging_threads;
   double wait_s, h2d_s, h2d_gb_per_s, verify_s;   /* NaN: empty */
 };
 
@@ -236,6 +272,12 @@ static void
 run_inflight (struct csv_line *line, const void *row)
 {
   csv_line_u64 (line, GPU_RUN (row)->inflight);
+}
+
+static void
+run_staging_threads (struct csv_line *line, const void *row)
+{
+  csv_line_u64 (line, GPU_RUN (row)->staging_threads);
 }
 
 #define GPU_FIXED(name, decimals) \
@@ -263,7 +305,8 @@ run_device (struct csv_line *line, const void *row)
 }
 
 static const struct csv_column run_columns[] = {
-  { "inflight", run_inflight }, { "wait_s", run_wait_s }, { "h2d_s", run_h2d_s },
+  { "inflight", run_inflight }, { "staging_threads", run_staging_threads },
+  { "wait_s", run_wait_s }, { "h2d_s", run_h2d_s },
   { "h2d_gb_per_s", run_h2d_gb_per_s }, { "verify_s", run_verify_s },
   { "gpu", run_gpu }, { "driver", run_driver }, { "cuda", run_cuda }, { "pcie", run_pcie },
   { "device", run_device }, { "cpu", run_cpu }, { "version", run_version },
@@ -284,6 +327,7 @@ gpu_run_extra (void *context)
   run = (struct gpu_run) {
     .sink = sink,
     .inflight = h2d_pipeline_inflight (sink->pipe),
+    .staging_threads = sink->staging_threads,
     .wait_s = (double) sink->wait_ns / 1e9,
     .h2d_s = (double) sink->h2d_ns / 1e9,
     .h2d_gb_per_s = gb_per_s (sink->bytes, sink->h2d_ns),
@@ -352,7 +396,7 @@ main (int argc, char **argv)
   consumer_options_init (&options);
   struct gpu_sink gpu = { .device = -1 };
   unsigned inflight = 2, copy_streams = H2D_COPY_STREAMS_DEFAULT;
-  bool calibrate = false;
+  bool calibrate = false, staged = false;
   int c;
   while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
     switch (c)
@@ -369,12 +413,23 @@ main (int argc, char **argv)
       case OPT_CALIBRATE:
         calibrate = true;
         break;
+      case OPT_STAGED:
+        staged = true;
+        break;
+      case OPT_STAGING_THREADS:
+        gpu.staging_threads = options_uint ("--staging-threads", optarg, 1,
+                                            H2D_STAGING_THREADS_MAX);
+        break;
       default:
         if (!consumer_option (c, optarg, &options))
           options_common (c, usage);
       }
   options_stdin_operand (argc, argv);
   gpu.verify = options.verify;
+  if (staged && !gpu.staging_threads)
+    gpu.staging_threads = 1;
+  if (gpu.staging_threads && options.require_pin)
+    die (EXIT_USAGE, 0, "--staged keeps the arena pageable: it cannot take --require-pin");
   if (calibrate)
     {
       if (options.report_given && options.report != REPORT_RUN)
@@ -390,18 +445,22 @@ main (int argc, char **argv)
   gpu_select (gpu.device);
   gpu_describe (gpu.device, &gpu.gpu);
   machine_describe (&gpu.host);
-  gpu.pipe = h2d_pipeline_open (inflight, copy_streams, gpu.verify);
-  gpu.flights = xcalloc (inflight, sizeof *gpu.flights);
+  gpu.pipe = h2d_pipeline_open (inflight, copy_streams, gpu.verify, gpu.staging_threads);
+  gpu.nflights = inflight * H2D_BATCH_ITEMS;
+  gpu.flights = xcalloc (gpu.nflights, sizeof *gpu.flights);
 
   const struct consumer_sink sink = {
     .context = &gpu,
     .item_columns = item_columns,
     .run_columns = run_columns,
     .pin_column = "register_ms",
-    .pin = gpu_pin,
+    .pin = gpu.staging_threads ? NULL : gpu_pin,
     .unpin = gpu_unpin,
     .process = gpu_process,
+    .idle = gpu_idle,
     .flush = gpu_flush,
+    .arm = gpu.staging_threads ? gpu_staged_arm : NULL,
+    .pinned_bytes = gpu_staging_bytes,
     .run_extra = gpu_run_extra,
   };
   int status = consumer_run (&options, &sink);

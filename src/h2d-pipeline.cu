@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include <cuda_fp16.h>
@@ -36,8 +39,11 @@ struct check_leaf
   unsigned shift;
 };
 
-struct check_args
+/* One item of a batch: where it lies in the batch's buffer, its leaves
+   and their pattern shifts.  */
+struct check_item
 {
+  unsigned long long offset;
   check_leaf leaves[PAYLOAD_MAX_LEAVES];
   unsigned nleaves;
 };
@@ -91,22 +97,25 @@ note_mismatch (unsigned long long &count, unsigned long long &first, unsigned le
   first = key > first ? key : first;
 }
 
-/* Regenerate the pattern and compare every element of every leaf: 16-byte
-   loads over a grid-stride loop, a scalar loop for the ragged tail, one
-   pair of atomics per thread that saw a mismatch.  */
+/* Regenerate the pattern and compare every element of every leaf of
+   every item of a batch (item blockIdx.y): 16-byte loads over a
+   grid-stride loop, a scalar loop for the ragged tail, one pair of atomics
+   per thread that saw a mismatch.  */
 template <int DTYPE>
 __global__ void
-check_kernel (const unsigned char *__restrict__ item, check_args args,
-              check_result *__restrict__ result)
+check_kernel (const unsigned char *__restrict__ buffer, const check_item *__restrict__ items,
+              check_result *__restrict__ results)
 {
   typedef element<DTYPE> E;
+  const check_item &it = items[blockIdx.y];
+  const unsigned char *item = buffer + it.offset;
   const unsigned long long stride = (unsigned long long) gridDim.x * blockDim.x;
   const unsigned long long tid = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x;
   unsigned long long count = 0, first = 0;
 
-  for (unsigned l = 0; l < args.nleaves; l++)
+  for (unsigned l = 0; l < it.nleaves; l++)
     {
-      const check_leaf leaf = args.leaves[l];
+      const check_leaf leaf = it.leaves[l];
       const uint4 *vec = reinterpret_cast<const uint4 *> (item + leaf.offset);
       const unsigned long long nvec = leaf.count / E::per_vector;
       for (unsigned long long i = tid; i < nvec; i += stride)
@@ -132,42 +141,102 @@ check_kernel (const unsigned char *__restrict__ item, check_args args,
     }
   if (count)
     {
-      atomicAdd (&result->mismatches, count);
-      atomicMax (&result->first, first);
+      atomicAdd (&results[blockIdx.y].mismatches, count);
+      atomicMax (&results[blockIdx.y].first, first);
     }
 }
 
-typedef void (*check_launcher) (const unsigned char *, check_args, check_result *,
-                                unsigned, cudaStream_t);
+typedef void (*check_launcher) (const unsigned char *, const check_item *, check_result *,
+                                dim3, cudaStream_t);
 
 template <int DTYPE>
 static void
-launch_check (const unsigned char *item, check_args args, check_result *result,
-              unsigned blocks, cudaStream_t stream)
+launch_check (const unsigned char *buffer, const check_item *items, check_result *results,
+              dim3 blocks, cudaStream_t stream)
 {
-  check_kernel<DTYPE><<<blocks, 256, 0, stream>>> (item, args, result);
+  check_kernel<DTYPE><<<blocks, 256, 0, stream>>> (buffer, items, results);
 }
 
 static const check_launcher check_launchers[DTYPE_COUNT] = {
   launch_check<DTYPE_FP32>, launch_check<DTYPE_FP16>, launch_check<DTYPE_UINT8>,
 };
 
-/* One buffer of the ring of K and what travels with its item.  */
-struct flight
-{
-  unsigned char *device;
-  check_result *device_result;
-  check_result *host_result;        /* pinned, written by the result copy */
-  cudaEvent_t copy_start, copy_stop, verify_start, verify_stop, verified, retired;
-  h2d_item item;
-  uint64_t done_ns;                 /* written by a host function */
-  uint64_t submit_ns;               /* for the trace */
-};
+/* Where an item's bytes go in a batch's buffer: leaves keep the 16-byte
+   alignment the kernel's vector loads need.  */
+#define H2D_ITEM_ALIGN 256
 
 struct registration
 {
   unsigned char *base;
   uint64_t bytes;
+};
+
+/* One item of a batch, where it lies in the buffer.  */
+struct batch_entry
+{
+  h2d_item item;
+  uint64_t offset;
+};
+
+/* Bytes copied by one cudaMemcpyAsync: items that lie back to back in
+   host memory (adjacent pool slots, consecutive ring records) in one
+   registered piece travel together, the few bytes between them too.  */
+struct copy_run
+{
+  const unsigned char *host;
+  uint64_t offset, bytes;
+  const struct registration *reg;
+};
+
+/* A batch's descriptors and results, in one block copied to the device
+   before its check and whose results come back after: page-locked on the
+   host, one per buffer.  */
+struct batch_block
+{
+  check_item items[H2D_BATCH_ITEMS];
+  check_result results[H2D_BATCH_ITEMS];
+};
+
+/* One buffer of the ring of K and the batch that travels in it.  */
+struct flight
+{
+  unsigned char *device;
+  unsigned char *staging;           /* pinned, --staged only */
+  batch_block *host_block, *device_block;
+  cudaEvent_t copy_start, copy_stop, verify_start, verify_stop, verified, retired;
+  batch_entry entries[H2D_BATCH_ITEMS];
+  copy_run runs[H2D_BATCH_ITEMS];
+  unsigned count, given, nruns;
+  uint64_t end;                     /* bytes of the buffer in use */
+  uint64_t item_bytes;              /* the items' own bytes */
+  payload_dtype dtype;
+  bool launched;
+  uint64_t done_ns;                 /* written by a host function */
+  uint64_t submit_ns;               /* for the trace */
+  uint64_t copy_ns, verify_ns;
+};
+
+/* --staged: N threads (this one and N-1 helpers) copy a batch's items
+   from the arena into its pinned staging buffer, each a share of the
+   bytes.  */
+struct stage_piece
+{
+  unsigned char *dst;
+  const unsigned char *src;
+  uint64_t bytes;
+};
+
+struct stager
+{
+  unsigned nthreads;
+  std::vector<std::thread> helpers;
+  std::mutex lock;
+  std::condition_variable start, done;
+  uint64_t generation;
+  unsigned busy;
+  bool stop;
+  std::vector<stage_piece> pieces;
+  uint64_t total;
 };
 
 struct h2d_pipeline
@@ -180,10 +249,11 @@ struct h2d_pipeline
   unsigned ncopies, submitted;
   cudaStream_t check, host;
   std::vector<flight> flights;
-  check_result *host_results;
+  batch_block *host_blocks, *device_blocks;
   uint64_t capacity;
-  unsigned head, pending;
+  unsigned head, nbatches, pending;
   std::vector<registration> registrations;
+  stager *stage;                    /* NULL: copies straight from the arena */
   /* $ARENABENCH_H2D_TRACE: one line per retired item, times from ORIGIN. */
   FILE *trace;
   cudaEvent_t origin;
@@ -225,11 +295,11 @@ since_origin_ms (const h2d_pipeline *pipe, cudaEvent_t event)
 }
 
 static void
-trace_item (h2d_pipeline *pipe, const flight &f)
+trace_item (h2d_pipeline *pipe, const flight &f, const batch_entry &e)
 {
   long long o = (long long) pipe->origin_ns;
   fprintf (pipe->trace, "%llu,%llu,%llu,%lld,%.4f,%.4f,", (unsigned long long) pipe->traced++,
-           (unsigned long long) f.item.sequence, (unsigned long long) f.item.layout.bytes,
+           (unsigned long long) e.item.sequence, (unsigned long long) e.item.layout.bytes,
            (long long) f.submit_ns - o, since_origin_ms (pipe, f.copy_start),
            since_origin_ms (pipe, f.copy_stop));
   if (pipe->verify)
@@ -240,8 +310,96 @@ trace_item (h2d_pipeline *pipe, const flight &f)
   fprintf (pipe->trace, "%lld,%lld\n", (long long) f.done_ns - o, (long long) clock_now_ns () - o);
 }
 
+/* ------------------------------------------------------------ staging */
+
+/* Thread T's share of the pieces: bytes [T*TOTAL/N, (T+1)*TOTAL/N) of
+   them laid end to end.  */
+static void
+stage_share (const stager *st, unsigned t)
+{
+  uint64_t from = st->total * t / st->nthreads, to = st->total * (t + 1) / st->nthreads;
+  uint64_t at = 0;
+  for (const stage_piece &p : st->pieces)
+    {
+      uint64_t lo = std::max (from, at), hi = std::min (to, at + p.bytes);
+      if (lo < hi)
+        memcpy (p.dst + (lo - at), p.src + (lo - at), hi - lo);
+      at += p.bytes;
+      if (at >= to)
+        break;
+    }
+}
+
+static void
+stage_helper (stager *st, unsigned t)
+{
+  uint64_t seen = 0;
+  std::unique_lock<std::mutex> hold (st->lock);
+  for (;;)
+    {
+      st->start.wait (hold, [&] { return st->stop || st->generation != seen; });
+      if (st->stop)
+        return;
+      seen = st->generation;
+      hold.unlock ();
+      stage_share (st, t);
+      hold.lock ();
+      if (--st->busy == 0)
+        st->done.notify_one ();
+    }
+}
+
+static stager *
+stager_open (unsigned nthreads)
+{
+  stager *st = new stager ();
+  st->nthreads = nthreads;
+  for (unsigned t = 1; t < nthreads; t++)
+    st->helpers.emplace_back (stage_helper, st, t);
+  return st;
+}
+
+static void
+stager_close (stager *st)
+{
+  {
+    std::lock_guard<std::mutex> hold (st->lock);
+    st->stop = true;
+  }
+  st->start.notify_all ();
+  for (std::thread &t : st->helpers)
+    t.join ();
+  delete st;
+}
+
+/* Copy the pieces with every thread, this one included; returns when all
+   bytes are in the staging buffer.  */
+static void
+stager_run (stager *st)
+{
+  st->total = 0;
+  for (const stage_piece &p : st->pieces)
+    st->total += p.bytes;
+  if (st->nthreads > 1)
+    {
+      std::lock_guard<std::mutex> hold (st->lock);
+      st->busy = st->nthreads - 1;
+      st->generation++;
+    }
+  st->start.notify_all ();
+  stage_share (st, 0);
+  if (st->nthreads > 1)
+    {
+      std::unique_lock<std::mutex> hold (st->lock);
+      st->done.wait (hold, [&] { return st->busy == 0; });
+    }
+}
+
+/* ----------------------------------------------------------- pipeline */
+
 struct h2d_pipeline *
-h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify)
+h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify,
+                   unsigned staging_threads)
 {
   if (copy_streams < 1 || copy_streams > H2D_COPY_STREAMS_MAX)
     die (EXIT_SOFTWARE, 0, "h2d_pipeline_open: %u copy streams", copy_streams);
@@ -257,14 +415,15 @@ h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify)
     GPU_CHECK (cudaStreamCreateWithFlags (&pipe->copies[i], cudaStreamNonBlocking));
   GPU_CHECK (cudaStreamCreateWithFlags (&pipe->check, cudaStreamNonBlocking));
   GPU_CHECK (cudaStreamCreateWithFlags (&pipe->host, cudaStreamNonBlocking));
-  GPU_CHECK (cudaHostAlloc (&pipe->host_results, inflight * sizeof (check_result),
+  GPU_CHECK (cudaHostAlloc (&pipe->host_blocks, inflight * sizeof (batch_block),
                             cudaHostAllocDefault));
+  GPU_CHECK (cudaMalloc (&pipe->device_blocks, inflight * sizeof (batch_block)));
   pipe->flights.resize (inflight);
   for (unsigned i = 0; i < inflight; i++)
     {
       flight &f = pipe->flights[i];
-      f.host_result = &pipe->host_results[i];
-      GPU_CHECK (cudaMalloc (&f.device_result, sizeof (check_result)));
+      f.host_block = &pipe->host_blocks[i];
+      f.device_block = &pipe->device_blocks[i];
       create_event (&f.copy_start, true);
       create_event (&f.copy_stop, true);
       create_event (&f.verify_start, true);
@@ -272,6 +431,8 @@ h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify)
       create_event (&f.verified, false);
       create_event (&f.retired, false);
     }
+  if (staging_threads)
+    pipe->stage = stager_open (staging_threads);
   open_trace (pipe);
   return pipe;
 }
@@ -284,18 +445,22 @@ h2d_pipeline_close (struct h2d_pipeline *pipe)
     {
       if (f.device)
         GPU_CHECK (cudaFree (f.device));
-      GPU_CHECK (cudaFree (f.device_result));
+      if (f.staging)
+        GPU_CHECK (cudaFreeHost (f.staging));
       for (cudaEvent_t e : { f.copy_start, f.copy_stop, f.verify_start, f.verify_stop,
                              f.verified, f.retired })
         GPU_CHECK (cudaEventDestroy (e));
     }
   while (!pipe->registrations.empty ())
     h2d_pipeline_unregister (pipe, pipe->registrations.back ().base);
-  GPU_CHECK (cudaFreeHost (pipe->host_results));
+  GPU_CHECK (cudaFreeHost (pipe->host_blocks));
+  GPU_CHECK (cudaFree (pipe->device_blocks));
   for (unsigned i = 0; i < pipe->ncopies; i++)
     GPU_CHECK (cudaStreamDestroy (pipe->copies[i]));
   GPU_CHECK (cudaStreamDestroy (pipe->check));
   GPU_CHECK (cudaStreamDestroy (pipe->host));
+  if (pipe->stage)
+    stager_close (pipe->stage);
   if (pipe->trace)
     {
       GPU_CHECK (cudaEventDestroy (pipe->origin));
@@ -365,32 +530,49 @@ h2d_pipeline_capacity (const struct h2d_pipeline *pipe)
   return pipe->capacity;
 }
 
+uint64_t
+h2d_pipeline_staging_bytes (const struct h2d_pipeline *pipe)
+{
+  return pipe->stage ? pipe->capacity * pipe->inflight : 0;
+}
+
 static void
 grow_buffers (h2d_pipeline *pipe, uint64_t bytes)
 {
   if (pipe->pending)
     die (EXIT_SOFTWARE, 0, "h2d_pipeline_submit: buffers must grow with items in flight");
   /* 16 bytes more: the kernel's vector loads never leave the buffer.  */
-  uint64_t size = (bytes + 15) / 16 * 16;
+  uint64_t size = std::max<uint64_t> ((bytes + 15) / 16 * 16, H2D_BATCH_BYTES);
   for (flight &f : pipe->flights)
     {
       if (f.device)
         GPU_CHECK (cudaFree (f.device));
       GPU_CHECK (cudaMalloc (&f.device, size));
+      if (pipe->stage)
+        {
+          if (f.staging)
+            GPU_CHECK (cudaFreeHost (f.staging));
+          GPU_CHECK (cudaHostAlloc (&f.staging, size, cudaHostAllocDefault));
+        }
     }
   pipe->capacity = size;
+}
+
+static const registration *
+registration_of (const h2d_pipeline *pipe, const unsigned char *p)
+{
+  for (const registration &r : pipe->registrations)
+    if (p >= r.base && p < r.base + r.bytes)
+      return &r;
+  return nullptr;
 }
 
 /* Copy N bytes from SRC; a pinned source is split at registration chunks
    so that every piece lies in one registered range.  */
 static void
-copy_piecewise (h2d_pipeline *pipe, cudaStream_t copy, unsigned char *dst,
-                const unsigned char *src, uint64_t n)
+copy_piecewise (cudaStream_t copy, unsigned char *dst, const unsigned char *src, uint64_t n,
+                const registration *reg)
 {
-  const registration *reg = nullptr;
-  for (const registration &r : pipe->registrations)
-    if (src >= r.base && src < r.base + r.bytes)
-      reg = &r;
   while (n)
     {
       uint64_t piece = n;
@@ -406,11 +588,59 @@ copy_piecewise (h2d_pipeline *pipe, cudaStream_t copy, unsigned char *dst,
     }
 }
 
+/* Where ITEM would go in batch F, and whether it joins F's last copy: the
+   offset, or UINT64_MAX when it does not fit.  */
+static uint64_t
+place (const h2d_pipeline *pipe, const flight &f, const h2d_item *item, bool *joins,
+       const registration **reg)
+{
+  *joins = false;
+  *reg = nullptr;
+  if (f.count == H2D_BATCH_ITEMS || (f.count && f.dtype != item->layout.dtype))
+    return UINT64_MAX;
+  uint64_t bytes = item->layout.bytes;
+  uint64_t offset = (f.end + H2D_ITEM_ALIGN - 1) / H2D_ITEM_ALIGN * H2D_ITEM_ALIGN;
+  if (!pipe->stage)
+    {
+      *reg = registration_of (pipe, item->host);
+      const copy_run *run = f.nruns ? &f.runs[f.nruns - 1] : nullptr;
+      if (run && run->reg == *reg && item->host >= run->host + run->bytes
+          && item->host - (run->host + run->bytes) <= H2D_COALESCE_GAP
+          && (item->host - run->host) % 16 == 0)
+        {
+          uint64_t at = run->offset + (uint64_t) (item->host - run->host);
+          if (at + bytes <= pipe->capacity)
+            {
+              *joins = true;
+              return at;
+            }
+        }
+    }
+  return offset + bytes <= pipe->capacity ? offset : UINT64_MAX;
+}
+
+bool
+h2d_pipeline_ready (const struct h2d_pipeline *pipe, const struct h2d_item *item)
+{
+  if (item->layout.bytes > pipe->capacity)
+    return pipe->pending == 0;
+  if (pipe->nbatches)
+    {
+      const flight &last = pipe->flights[(pipe->head + pipe->nbatches - 1) % pipe->inflight];
+      bool joins;
+      const registration *reg;
+      if (!last.launched && place (pipe, last, item, &joins, &reg) != UINT64_MAX)
+        return true;
+    }
+  return pipe->nbatches < pipe->inflight;
+}
+
 static void CUDART_CB
-release_item (void *arg)
+release_batch (void *arg)
 {
   flight *f = static_cast<flight *> (arg);
-  f->item.release (f->item.release_arg);
+  for (unsigned i = 0; i < f->count; i++)
+    f->entries[i].item.release (f->entries[i].item.release_arg);
 }
 
 static void CUDART_CB
@@ -420,62 +650,150 @@ stamp_done (void *arg)
   f->done_ns = clock_now_ns ();
 }
 
-void
-h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item)
+/* The batch's check: one kernel over all its items.  */
+static void
+launch_check_batch (h2d_pipeline *pipe, flight &f)
 {
-  if (pipe->pending >= pipe->inflight)
-    die (EXIT_SOFTWARE, 0, "h2d_pipeline_submit: %u items already in flight", pipe->pending);
-  if (item->layout.bytes > pipe->capacity)
-    grow_buffers (pipe, item->layout.bytes);
-  flight &f = pipe->flights[(pipe->head + pipe->pending) % pipe->inflight];
-  f.item = *item;
-  f.done_ns = 0;
+  batch_block *block = f.host_block;
+  uint64_t vectors_max = 0;
+  size_t itemsize = payload_dtypes[f.dtype].itemsize;
+  for (unsigned i = 0; i < f.count; i++)
+    {
+      const h2d_item &item = f.entries[i].item;
+      const payload_layout &layout = item.layout;
+      check_item &c = block->items[i];
+      c.offset = f.entries[i].offset;
+      c.nleaves = layout.nleaves;
+      uint64_t vectors = 0;
+      for (unsigned l = 0; l < layout.nleaves; l++)
+        {
+          c.leaves[l].offset = layout.leaves[l].offset;
+          c.leaves[l].count = layout.leaves[l].count;
+          c.leaves[l].shift = payload_shift (item.sequence, l);
+          vectors += layout.leaves[l].count * itemsize / 16 + 1;
+        }
+      vectors_max = std::max (vectors_max, vectors);
+    }
+  memset (block->results, 0, sizeof block->results);
+  unsigned per_item = std::max (1u, pipe->blocks_max / f.count);
+  dim3 blocks ((unsigned) std::min<uint64_t> ((vectors_max + 255) / 256, per_item), f.count);
+  GPU_CHECK (cudaEventRecord (f.verify_start, pipe->check));
+  GPU_CHECK (cudaMemcpyAsync (f.device_block, block, sizeof *block, cudaMemcpyHostToDevice,
+                              pipe->check));
+  check_launchers[f.dtype] (f.device, f.device_block->items, f.device_block->results, blocks,
+                            pipe->check);
+  gpu_check_launch ("check_kernel");
+  GPU_CHECK (cudaEventRecord (f.verify_stop, pipe->check));
+  GPU_CHECK (cudaMemcpyAsync (block->results, f.device_block->results,
+                              f.count * sizeof (check_result), cudaMemcpyDeviceToHost,
+                              pipe->check));
+}
+
+/* Send batch F on its way: copies (through the staging buffer with
+   --staged), the slots' release once copied, the check, the stamp.  */
+static void
+launch (h2d_pipeline *pipe, flight &f)
+{
+  f.launched = true;
   f.submit_ns = clock_now_ns ();
-  const payload_layout &layout = item->layout;
-  size_t itemsize = payload_dtypes[layout.dtype].itemsize;
-
-  /* The buffer's previous item has retired: nothing on the device still
-     reads it, so the copy need not wait for anything.  */
   cudaStream_t copy = pipe->copies[pipe->submitted++ % pipe->ncopies];
-  GPU_CHECK (cudaEventRecord (f.copy_start, copy));
-  for (unsigned l = 0; l < layout.nleaves; l++)
-    copy_piecewise (pipe, copy, f.device + layout.leaves[l].offset, item->host + layout.leaves[l].offset,
-                    layout.leaves[l].count * itemsize);
-  GPU_CHECK (cudaEventRecord (f.copy_stop, copy));
-
-  /* Give the slot back as soon as the bytes are on the device.  */
-  GPU_CHECK (cudaStreamWaitEvent (pipe->host, f.copy_stop, 0));
-  GPU_CHECK (cudaLaunchHostFunc (pipe->host, release_item, &f));
+  if (pipe->stage)
+    {
+      /* As a pin_memory loader does: the bytes are ours once copied, and
+         the slots go back at once.  */
+      pipe->stage->pieces.clear ();
+      for (unsigned i = 0; i < f.count; i++)
+        pipe->stage->pieces.push_back ({ f.staging + f.entries[i].offset, f.entries[i].item.host,
+                                         f.entries[i].item.layout.bytes });
+      stager_run (pipe->stage);
+      release_batch (&f);
+      GPU_CHECK (cudaEventRecord (f.copy_start, copy));
+      GPU_CHECK (cudaMemcpyAsync (f.device, f.staging, f.end, cudaMemcpyHostToDevice, copy));
+      GPU_CHECK (cudaEventRecord (f.copy_stop, copy));
+    }
+  else
+    {
+      /* The buffer's previous batch has retired: nothing on the device
+         still reads it, so the copy need not wait for anything.  */
+      GPU_CHECK (cudaEventRecord (f.copy_start, copy));
+      for (unsigned r = 0; r < f.nruns; r++)
+        copy_piecewise (copy, f.device + f.runs[r].offset, f.runs[r].host, f.runs[r].bytes,
+                        f.runs[r].reg);
+      GPU_CHECK (cudaEventRecord (f.copy_stop, copy));
+      /* Give the slots back as soon as the bytes are on the device.  */
+      GPU_CHECK (cudaStreamWaitEvent (pipe->host, f.copy_stop, 0));
+      GPU_CHECK (cudaLaunchHostFunc (pipe->host, release_batch, &f));
+    }
 
   GPU_CHECK (cudaStreamWaitEvent (pipe->check, f.copy_stop, 0));
   if (pipe->verify)
-    {
-      check_args args = {};
-      uint64_t vectors = 0;
-      args.nleaves = layout.nleaves;
-      for (unsigned l = 0; l < layout.nleaves; l++)
-        {
-          args.leaves[l].offset = layout.leaves[l].offset;
-          args.leaves[l].count = layout.leaves[l].count;
-          args.leaves[l].shift = payload_shift (item->sequence, l);
-          vectors += layout.leaves[l].count * itemsize / 16 + 1;
-        }
-      unsigned blocks = (unsigned) std::min<uint64_t> ((vectors + 255) / 256, pipe->blocks_max);
-      GPU_CHECK (cudaEventRecord (f.verify_start, pipe->check));
-      GPU_CHECK (cudaMemsetAsync (f.device_result, 0, sizeof (check_result), pipe->check));
-      check_launchers[layout.dtype] (f.device, args, f.device_result, blocks, pipe->check);
-      gpu_check_launch ("check_kernel");
-      GPU_CHECK (cudaEventRecord (f.verify_stop, pipe->check));
-      GPU_CHECK (cudaMemcpyAsync (f.host_result, f.device_result, sizeof (check_result),
-                                  cudaMemcpyDeviceToHost, pipe->check));
-    }
+    launch_check_batch (pipe, f);
   GPU_CHECK (cudaEventRecord (f.verified, pipe->check));
 
-  /* Same stream as the release, so RETIRED also means the slot went back. */
+  /* Same stream as the release, so RETIRED also means the slots went
+     back.  */
   GPU_CHECK (cudaStreamWaitEvent (pipe->host, f.verified, 0));
   GPU_CHECK (cudaLaunchHostFunc (pipe->host, stamp_done, &f));
   GPU_CHECK (cudaEventRecord (f.retired, pipe->host));
+}
+
+void
+h2d_pipeline_kick (struct h2d_pipeline *pipe)
+{
+  if (!pipe->nbatches)
+    return;
+  flight &last = pipe->flights[(pipe->head + pipe->nbatches - 1) % pipe->inflight];
+  if (!last.launched)
+    launch (pipe, last);
+}
+
+void
+h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item)
+{
+  if (!h2d_pipeline_ready (pipe, item))
+    die (EXIT_SOFTWARE, 0, "h2d_pipeline_submit: %u items already in flight", pipe->pending);
+  if (item->layout.bytes > pipe->capacity)
+    grow_buffers (pipe, item->layout.bytes);
+  bool joins = false;
+  const registration *reg = nullptr;
+  uint64_t offset = UINT64_MAX;
+  if (pipe->nbatches)
+    {
+      flight &last = pipe->flights[(pipe->head + pipe->nbatches - 1) % pipe->inflight];
+      if (!last.launched)
+        {
+          offset = place (pipe, last, item, &joins, &reg);
+          if (offset == UINT64_MAX)
+            launch (pipe, last);
+        }
+    }
+  if (offset == UINT64_MAX)
+    {
+      flight &f = pipe->flights[(pipe->head + pipe->nbatches) % pipe->inflight];
+      pipe->nbatches++;
+      f.count = f.given = f.nruns = 0;
+      f.end = f.item_bytes = 0;
+      f.launched = false;
+      f.done_ns = 0;
+      f.dtype = item->layout.dtype;
+      offset = place (pipe, f, item, &joins, &reg);
+    }
+  flight &f = pipe->flights[(pipe->head + pipe->nbatches - 1) % pipe->inflight];
+  uint64_t bytes = item->layout.bytes;
+  f.entries[f.count++] = { *item, offset };
+  f.item_bytes += bytes;
+  f.end = std::max (f.end, offset + bytes);
+  if (!pipe->stage)
+    {
+      if (joins)
+        f.runs[f.nruns - 1].bytes = offset + bytes - f.runs[f.nruns - 1].offset;
+      else
+        f.runs[f.nruns++] = { item->host, offset, bytes, reg };
+    }
   pipe->pending++;
+  /* A full batch need not wait for the input to pause.  */
+  if (f.count == H2D_BATCH_ITEMS || f.end + H2D_ITEM_ALIGN > pipe->capacity)
+    launch (pipe, f);
 }
 
 static uint64_t
@@ -488,10 +806,11 @@ elapsed_ns (cudaEvent_t start, cudaEvent_t stop)
 
 /* The first mismatch's details: the element as it arrived on the device. */
 static void
-describe_mismatch (const flight &f, payload_check *check)
+describe_mismatch (const flight &f, unsigned i, payload_check *check)
 {
-  unsigned long long key = ~f.host_result->first;
-  const payload_layout &layout = f.item.layout;
+  const batch_entry &e = f.entries[i];
+  unsigned long long key = ~f.host_block->results[i].first;
+  const payload_layout &layout = e.item.layout;
   check->found = true;
   check->leaf = (unsigned) (key >> 56);
   check->index = key & ((1ULL << 56) - 1);
@@ -500,45 +819,64 @@ describe_mismatch (const flight &f, payload_check *check)
          check->leaf, layout.nleaves);
   size_t itemsize = payload_dtypes[layout.dtype].itemsize;
   unsigned char element[16];
-  GPU_CHECK (cudaMemcpy (element, f.device + layout.leaves[check->leaf].offset
+  GPU_CHECK (cudaMemcpy (element, f.device + e.offset + layout.leaves[check->leaf].offset
                          + check->index * itemsize, itemsize, cudaMemcpyDeviceToHost));
   check->actual = payload_element (layout.dtype, element, 0);
-  check->expected = payload_value (check->index, payload_shift (f.item.sequence, check->leaf));
+  check->expected = payload_value (check->index, payload_shift (e.item.sequence, check->leaf));
 }
 
 bool
 h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *out)
 {
-  if (!pipe->pending)
+  if (!pipe->nbatches)
     return false;
   flight &f = pipe->flights[pipe->head];
-  if (wait)
-    GPU_CHECK (cudaEventSynchronize (f.retired));
-  else
+  if (!f.launched)
     {
-      cudaError_t err = cudaEventQuery (f.retired);
-      if (err == cudaErrorNotReady)
+      if (!wait)
+        return false;
+      launch (pipe, f);
+    }
+  if (f.given == 0)
+    {
+      if (wait)
+        GPU_CHECK (cudaEventSynchronize (f.retired));
+      else
         {
-          cudaGetLastError ();
-          return false;
+          cudaError_t err = cudaEventQuery (f.retired);
+          if (err == cudaErrorNotReady)
+            {
+              cudaGetLastError ();
+              return false;
+            }
+          GPU_CHECK (err);
         }
-      GPU_CHECK (err);
+      f.copy_ns = elapsed_ns (f.copy_start, f.copy_stop);
+      f.verify_ns = pipe->verify ? elapsed_ns (f.verify_start, f.verify_stop) : 0;
     }
 
+  /* A batch's times are shared among its items by their bytes.  */
+  unsigned i = f.given++;
+  const batch_entry &e = f.entries[i];
+  double share = f.item_bytes ? (double) e.item.layout.bytes / (double) f.item_bytes : 1;
   *out = h2d_outcome ();
-  out->token = f.item.token;
-  out->h2d_ns = elapsed_ns (f.copy_start, f.copy_stop);
+  out->token = e.item.token;
+  out->h2d_ns = (uint64_t) ((double) f.copy_ns * share + 0.5);
   out->done_ns = f.done_ns;
   if (pipe->verify)
     {
-      out->verify_ns = elapsed_ns (f.verify_start, f.verify_stop);
-      out->check.mismatches = f.host_result->mismatches;
+      out->verify_ns = (uint64_t) ((double) f.verify_ns * share + 0.5);
+      out->check.mismatches = f.host_block->results[i].mismatches;
       if (out->check.mismatches)
-        describe_mismatch (f, &out->check);
+        describe_mismatch (f, i, &out->check);
     }
   if (pipe->trace)
-    trace_item (pipe, f);
-  pipe->head = (pipe->head + 1) % pipe->inflight;
+    trace_item (pipe, f, e);
   pipe->pending--;
+  if (f.given == f.count)
+    {
+      pipe->head = (pipe->head + 1) % pipe->inflight;
+      pipe->nbatches--;
+    }
   return true;
 }

@@ -1,22 +1,35 @@
 /* h2d-pipeline.h -- h2d-check's engine: copy items from host memory to
-   the GPU and check every element there, K items in flight.
+   the GPU and check every element there, K buffers in flight.
 
-   Work for one item, on three streams of the current device:
-     copy stream     event, one cudaMemcpyAsync per leaf (split where the
-                     source crosses a registration chunk), event; items
-                     take turns on the pipeline's copy streams (1 to
+   Items are gathered into batches: a batch is one item, or several small
+   ones (up to H2D_BATCH_ITEMS of one dtype in H2D_BATCH_BYTES), sent when
+   it is full or when the caller says the input paused (h2d_pipeline_kick).
+   Work for one batch, on three streams of the current device:
+     copy stream     event, one cudaMemcpyAsync per run of items that lie
+                     back to back in host memory (split where the source
+                     crosses a registration chunk), event; batches take
+                     turns on the pipeline's copy streams (1 to
                      H2D_COPY_STREAMS_MAX)
-     verify stream   waits for the copy; the check kernel; its result back
-     host stream     waits for the copy, then calls the item's RELEASE on
-                     a CUDA runtime thread (the slot goes back to the
+     verify stream   waits for the copy; the batch's descriptors over, one
+                     check kernel for all its items, their results back
+     host stream     waits for the copy, then calls each item's RELEASE on
+                     a CUDA runtime thread (the slots go back to the
                      producer while verification still runs); waits for the
-                     verification, stamps the time, marks the item retired
-   Copies of later items thus overlap the checks of earlier ones.
+                     verification, stamps the time, marks the batch retired
+   Copies of later batches thus overlap the checks of earlier ones, and the
+   per-call cost of the CUDA runtime is paid per batch, not per item.
+
+   Staged (h2d_pipeline_open's STAGING_THREADS > 0): as a pin_memory
+   loader does, N host threads copy the batch's items from the pageable
+   arena into the buffer's page-locked staging buffer, the items are
+   released at once, and one cudaMemcpyAsync takes the staging buffer to
+   the device.
 
    Where the time goes: with $ARENABENCH_H2D_TRACE naming a file, the
    pipeline writes one CSV line per retired item there (host submit, done
    and retire times in ns, device copy and check event times in ms, both
-   from one origin taken when the pipeline opened).
+   from one origin taken when the pipeline opened; items of a batch share
+   its times).
 
    Implemented by h2d-pipeline.cu; without CUDA, gpu-none.c supplies every
    function, each dying with EXIT_UNAVAILABLE.  Call gpu_require and
@@ -44,8 +57,21 @@ extern "C" {
 #define H2D_COPY_STREAMS_MAX 4
 #define H2D_COPY_STREAMS_DEFAULT 2
 
-/* Most items in flight (--inflight).  */
+/* Most buffers in flight (--inflight).  */
 #define H2D_INFLIGHT_MAX 64
+
+/* A batch: at most this many items, in a buffer of at least this many
+   bytes (a larger item gets a buffer, and a batch, of its own).  */
+#define H2D_BATCH_ITEMS 64
+#define H2D_BATCH_BYTES (UINT64_C (4) << 20)
+
+/* Items this close behind the previous one in host memory travel in its
+   copy, the bytes between them too (a ring record's header, a slot's
+   tail).  */
+#define H2D_COALESCE_GAP 4096
+
+/* Most --staging-threads.  */
+#define H2D_STAGING_THREADS_MAX 64
 
 struct h2d_pipeline;
 
@@ -55,8 +81,9 @@ struct h2d_item
   const unsigned char *host;    /* the item's first byte */
   struct payload_layout layout; /* dtype and leaves */
   uint64_t sequence;            /* which pattern to expect */
-  /* Called once the copy has completed, on a CUDA runtime thread: it must
-     make no CUDA call and must not exit.  */
+  /* Called once the copy has completed, on a CUDA runtime thread (or,
+     staged, on the calling thread once the bytes are staged): it must make
+     no CUDA call and must not exit.  */
   void (*release) (void *arg);
   void *release_arg;
   void *token;                  /* handed back by h2d_pipeline_retire */
@@ -66,16 +93,21 @@ struct h2d_item
 struct h2d_outcome
 {
   void *token;
-  uint64_t h2d_ns;              /* event-timed copy of all its leaves */
-  uint64_t verify_ns;           /* event-timed check kernel; 0 unverified */
+  /* Event-timed copy and check kernel of its batch, shared among the
+     batch's items by their bytes; verify_ns 0 unverified.  */
+  uint64_t h2d_ns;
+  uint64_t verify_ns;
   uint64_t done_ns;             /* clock_now_ns when its work completed */
   struct payload_check check;   /* mismatches and the first one */
 };
 
-/* INFLIGHT items at most in flight (1..H2D_INFLIGHT_MAX), their copies
+/* INFLIGHT buffers at most in flight (1..H2D_INFLIGHT_MAX), their copies
    taking turns on COPY_STREAMS streams (1..H2D_COPY_STREAMS_MAX), checking
-   each unless VERIFY is false.  Device buffers grow with the items.  */
-struct h2d_pipeline *h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify);
+   each item unless VERIFY is false; STAGING_THREADS threads copy through
+   page-locked staging buffers (0: straight from the arena).  Buffers grow
+   with the items.  */
+struct h2d_pipeline *h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify,
+                                        unsigned staging_threads);
 
 /* Wait for the device, then free everything (registrations too).  */
 void h2d_pipeline_close (struct h2d_pipeline *pipe);
@@ -89,17 +121,27 @@ bool h2d_pipeline_register (struct h2d_pipeline *pipe, void *base, uint64_t byte
 /* Undo h2d_pipeline_register of BASE.  No copy from it may be in flight. */
 void h2d_pipeline_unregister (struct h2d_pipeline *pipe, void *base);
 
-/* Items submitted and not yet retired.  */
+/* Items submitted and not yet retired; buffers in flight at most.  */
 unsigned h2d_pipeline_pending (const struct h2d_pipeline *pipe);
 unsigned h2d_pipeline_inflight (const struct h2d_pipeline *pipe);
 
-/* Queue ITEM.  Needs h2d_pipeline_pending < h2d_pipeline_inflight; an item
-   larger than any before needs nothing pending (buffers are reallocated). */
+/* Whether ITEM can be submitted now; when not, retire (waiting) first.  */
+bool h2d_pipeline_ready (const struct h2d_pipeline *pipe, const struct h2d_item *item);
+
+/* Add ITEM to the batch being gathered (sending that batch first when ITEM
+   does not fit, and once full).  Needs h2d_pipeline_ready.  */
 void h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item);
 
-/* Retire the oldest pending item into *OUT: wait for it if WAIT, else only
-   when it has finished.  Returns false when nothing was retired.  */
+/* Send the batch being gathered now: the input paused.  */
+void h2d_pipeline_kick (struct h2d_pipeline *pipe);
+
+/* Retire the oldest pending item into *OUT: wait for it if WAIT (sending
+   its batch if it is still being gathered), else only when it has
+   finished.  Returns false when nothing was retired.  */
 bool h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *out);
+
+/* Page-locked staging bytes held (0 unless staged).  */
+uint64_t h2d_pipeline_staging_bytes (const struct h2d_pipeline *pipe);
 
 /* Bytes one buffer holds now (0 before the first item).  */
 uint64_t h2d_pipeline_capacity (const struct h2d_pipeline *pipe);

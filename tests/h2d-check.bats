@@ -14,7 +14,7 @@ teardown() {
 }
 
 ITEMS_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns'
-RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,inflight,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version'
+RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,inflight,staging_threads,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version'
 
 # What a machine without a usable GPU is told.
 no_gpu_message() {
@@ -55,6 +55,10 @@ not,read" || { echo "args: $args" >&2; return 1; }
 --inflight two|h2d-check: --inflight: invalid number 'two'|
 --copy-streams 0|h2d-check: --copy-streams: '0' out of range [1, 4]|
 --copy-streams 5|h2d-check: --copy-streams: '5' out of range [1, 4]|
+--staging-threads 0|h2d-check: --staging-threads: '0' out of range [1, 64]|
+--staging-threads 65|h2d-check: --staging-threads: '65' out of range [1, 64]|
+--staged --require-pin|h2d-check: --staged keeps the arena pageable: it cannot take --require-pin|
+--staging-threads 2 --require-pin|h2d-check: --staged keeps the arena pageable: it cannot take --require-pin|
 --device -1|h2d-check: --device: invalid number '-1'|
 --device 1024|h2d-check: --device: '1024' out of range [0, 1023]|
 --warmup-epochs x|h2d-check: --warmup-epochs: invalid number 'x'|
@@ -180,6 +184,56 @@ corrupt_first_item() {
     assert_status 1
     # Element 1000 of sequence 0, leaf 0 holds 1000 % 251 = 247.
     assert_output 'h2d-check: line 2: sequence 0 leaf 0 index 1000: expected 247 (0x43770000), found 1.5 (0x3fc00000) (1 mismatched element in the item)'
+  done
+  assert_no_arena_left
+}
+
+@test "h2d-check --staged: BACKEND-staged arms, pageable arenas, staging buffers in pinned_bytes" {
+  require_gpu
+  for backend in pool ring; do
+    for threads in 1 3; do
+      run bash -c "set -o pipefail; arena-produce --backend $backend --pin --size 1MiB \
+                   --items 6 --epochs 2 --workers 2 --slots 3 \
+                   | h2d-check --staging-threads $threads --warmup-epochs 1 --report run"
+      assert_status 0 || { echo "$backend $threads" >&2; return 1; }
+      [ "${lines[0]}" = "$RUN_HEADER" ]
+      [ "$(printf '%s\n' "$output" | column arm)" = "$backend-staged" ]
+      [ "$(printf '%s\n' "$output" | column pinned)" = 0 ]
+      [ "$(printf '%s\n' "$output" | column staging_threads)" = "$threads" ]
+      [ "$(printf '%s\n' "$output" | column items)" = 12 ]
+      [ "$(printf '%s\n' "$output" | column mismatches)" = 0 ]
+      [ "$(printf '%s\n' "$output" | column register_ms)" = '' ]
+      # Two device buffers (--inflight's default), each with a 4 MiB
+      # staging buffer: the arenas themselves are not page-locked.
+      [ "$(printf '%s\n' "$output" | column pinned_bytes)" = 8388608 ]
+    done
+  done
+  run bash -c "set -o pipefail; arena-produce --size 64KiB --items 3 | h2d-check --staged"
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column arm | sort -u)" = pool-staged ]
+  [ "$(printf '%s\n' "$output" | column pinned | sort -u)" = 0 ]
+  run bash -c "set -o pipefail; arena-produce --size 64KiB --items 3 --pin | h2d-check --report run"
+  [ "$(printf '%s\n' "$output" | column staging_threads)" = 0 ]
+  assert_no_arena_left
+}
+
+@test "h2d-check batches small items and still names a corrupted one exactly, direct and staged" {
+  require_gpu
+  for mode in '' --pin --staged; do
+    consumer=h2d-check; flag=$mode
+    [ "$mode" = --staged ] && { consumer='h2d-check --staged'; flag=; }
+    # 40 items of 4 KiB in 64 slots: every row is written before the
+    # consumer starts, so they arrive together and travel in batches.
+    produce_in_background 40 --size 4KiB --slots 64 $flag
+    arena=$(column arena < "$TMP/rows.csv" | head -n 1)
+    offset=$(column offset < "$TMP/rows.csv" | sed -n 18p)
+    printf '\000\000\300\077' | dd of="/dev/shm$arena" bs=1 seek=$((offset + 4 * 5)) \
+      conv=notrunc status=none
+    run bash -c "$consumer 2>&1 >/dev/null" < "$TMP/rows.csv"
+    wait "$PRODUCER"
+    assert_status 1 || { echo "mode $mode" >&2; return 1; }
+    # Sequence 17's leaf 0 is shifted by 17 * 17 % 251 = 38: element 5 is 43.
+    assert_output 'h2d-check: line 19: sequence 17 leaf 0 index 5: expected 43 (0x422c0000), found 1.5 (0x3fc00000) (1 mismatched element in the item)'
   done
   assert_no_arena_left
 }
