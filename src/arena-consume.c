@@ -42,10 +42,10 @@ against its pattern, release it, and print CSV receipts.\n\
   fputs ("\
 \n\
 Exit status: 0 success, 1 a value did not match, 64 bad option,\n\
-65 malformed row or foreign, stale or out-of-bounds handle, 66 empty input or\n\
-missing arena, 71 the system refused to open, map or (with --require-pin)\n\
-page-lock an arena, 74 write error, 75 truncated stream, missing items or\n\
---timeout.\n\
+65 malformed row or foreign, stale or out-of-bounds handle, 66 empty or closed\n\
+input or missing arena, 71 the system refused to open, map or (with\n\
+--require-pin) page-lock an arena, 74 write error, 75 truncated stream,\n\
+missing items or --timeout.\n\
 See arena-consume(1) and arenabench(7).\n", stdout);
   exit (EXIT_OK);
 }

@@ -68,10 +68,10 @@ GPU, and print CSV receipts.\n\
   fputs ("\
 \n\
 Exit status: 0 success, 1 a value did not match, 64 bad option,\n\
-65 malformed row or foreign, stale or out-of-bounds handle, 66 empty input or\n\
-missing arena, 69 no CUDA device or built without CUDA, 70 CUDA error,\n\
-71 the system refused to open, map or (with --require-pin) page-lock an\n\
-arena, 74 write error, 75 truncated stream, missing items or --timeout.\n\
+65 malformed row or foreign, stale or out-of-bounds handle, 66 empty or closed\n\
+input or missing arena, 69 no CUDA device or built without CUDA, 70 CUDA\n\
+error, 71 the system refused to open, map or (with --require-pin) page-lock\n\
+an arena, 74 write error, 75 truncated stream, missing items or --timeout.\n\
 See h2d-check(1) and arenabench(7).\n", stdout);
   exit (EXIT_OK);
 }

@@ -211,6 +211,7 @@ struct flight
   uint64_t item_bytes;              /* the items' own bytes */
   payload_dtype dtype;
   bool launched;
+  int copied;                       /* set by release_batch (__atomic) */
   uint64_t done_ns;                 /* written by a host function */
   uint64_t submit_ns;               /* for the trace */
   uint64_t copy_ns, verify_ns;
@@ -641,6 +642,7 @@ release_batch (void *arg)
   flight *f = static_cast<flight *> (arg);
   for (unsigned i = 0; i < f->count; i++)
     f->entries[i].item.release (f->entries[i].item.release_arg);
+  __atomic_store_n (&f->copied, 1, __ATOMIC_RELEASE);
 }
 
 static void CUDART_CB
@@ -695,6 +697,7 @@ static void
 launch (h2d_pipeline *pipe, flight &f)
 {
   f.launched = true;
+  f.copied = 0;
   f.submit_ns = clock_now_ns ();
   cudaStream_t copy = pipe->copies[pipe->submitted++ % pipe->ncopies];
   if (pipe->stage)
@@ -735,6 +738,26 @@ launch (h2d_pipeline *pipe, flight &f)
   GPU_CHECK (cudaStreamWaitEvent (pipe->host, f.verified, 0));
   GPU_CHECK (cudaLaunchHostFunc (pipe->host, stamp_done, &f));
   GPU_CHECK (cudaEventRecord (f.retired, pipe->host));
+}
+
+/* Has the copy of every batch sent so far finished?  Then a batch being
+   gathered goes now: waiting for more items would leave the link idle. */
+static bool
+link_idle (const h2d_pipeline *pipe)
+{
+  if (pipe->nbatches < 2)
+    return true;
+  const flight &sent = pipe->flights[(pipe->head + pipe->nbatches - 2) % pipe->inflight];
+  if (!pipe->stage)
+    return __atomic_load_n (&sent.copied, __ATOMIC_ACQUIRE);
+  cudaError_t err = cudaEventQuery (sent.copy_stop);
+  if (err == cudaErrorNotReady)
+    {
+      cudaGetLastError ();
+      return false;
+    }
+  GPU_CHECK (err);
+  return true;
 }
 
 void
@@ -791,8 +814,10 @@ h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item)
         f.runs[f.nruns++] = { item->host, offset, bytes, reg };
     }
   pipe->pending++;
-  /* A full batch need not wait for the input to pause.  */
-  if (f.count == H2D_BATCH_ITEMS || f.end + H2D_ITEM_ALIGN > pipe->capacity)
+  /* A full batch need not wait for the input to pause, nor any batch for
+     an idle link.  */
+  if (f.count == H2D_BATCH_ITEMS || f.end + H2D_ITEM_ALIGN > pipe->capacity
+      || link_idle (pipe))
     launch (pipe, f);
 }
 

@@ -3,7 +3,8 @@
 
    Items are gathered into batches: a batch is one item, or several small
    ones (up to H2D_BATCH_ITEMS of one dtype in H2D_BATCH_BYTES), sent when
-   it is full or when the caller says the input paused (h2d_pipeline_kick).
+   it is full, when the copies sent before it have finished (the link would
+   idle), or when the caller says the input paused (h2d_pipeline_kick).
    Work for one batch, on three streams of the current device:
      copy stream     event, one cudaMemcpyAsync per run of items that lie
                      back to back in host memory (split where the source

@@ -117,6 +117,25 @@ EOF
   assert_output "arena-consume: stdin: no handle rows (empty input)"
 }
 
+@test "stdin closed: exit 66, no input at all" {
+  run bash -c 'arena-consume <&-'
+  assert_status 66
+  assert_output "arena-consume: stdin: Bad file descriptor"
+  run bash -c 'arena-consume --report run <&-'
+  assert_status 66
+  assert_output "arena-consume: stdin: Bad file descriptor"
+}
+
+@test "a row replayed after its run was let go and forgotten: exit 65, still called a replay" {
+  # The last row again after the run's last release: the consumer has
+  # unmapped the arena and dropped its bookkeeping, but keeps its name.
+  run bash -c 'set -o pipefail; arena-produce --size 4K --items 2 \
+               | { while IFS= read -r l; do printf "%s\n" "$l"; last=$l; done; printf "%s\n" "$last"; } \
+               | arena-consume 2>&1 >/dev/null'
+  assert_status 65
+  [[ "$output" =~ ^arena-consume:\ line\ 4:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]+\':\ a\ row\ after\ every\ item\ of\ the\ arena\ was\ released\ \(a\ replayed\ row\)$ ]]
+}
+
 @test "a header and no rows: exit 66" {
   run bash -c "printf '%s\n' '$HEADER' | arena-consume"
   assert_status 66
@@ -628,7 +647,7 @@ EOF2
 @test "one consumer reading many producer runs: descriptors and mappings stay flat" {
   mkfifo "$TMP/pipe"
   arena-consume < "$TMP/pipe" > "$TMP/receipts.csv" 2> "$TMP/err" 3>&- &
-  local consumer=$! i fds5= maps
+  local consumer=$! i fds5= data5= maps
   exec 4> "$TMP/pipe"
   for i in $(seq 12); do
     # Each producer waits until every item is released before it exits.
@@ -646,15 +665,52 @@ EOF2
     done
     [ "$maps" -eq 0 ] || { echo "run $i: $maps arena mappings still held" >&2; exec 4>&-; false; }
     [ "$i" -ne 5 ] || fds5=$(ls /proc/$consumer/fd | wc -l)
+    [ "$i" -ne 5 ] || data5=$(awk '/^VmData:/ { print $2 }' /proc/$consumer/status)
   done
-  local fds12
+  local fds12 data12
   fds12=$(ls /proc/$consumer/fd | wc -l)
+  # Each finished run's bookkeeping is freed too: the heap does not grow.
+  data12=$(awk '/^VmData:/ { print $2 }' /proc/$consumer/status)
   exec 4>&-
   local st=0
   wait "$consumer" || st=$?
   [ "$st" -eq 0 ]
   [ "$fds5" -eq "$fds12" ]
+  [ "$data5" -eq "$data12" ] || { echo "VmData $data5 kB after run 5, $data12 kB after 12" >&2; false; }
   [ "$(tail -n +2 "$TMP/receipts.csv" | wc -l)" -eq 36 ]
+}
+
+@test "a run's arenas stay mapped until every worker of the run is done" {
+  # Two workers, two items each, all rows written at once (two slots).
+  arena-produce --workers 2 --size 64K --items 2 --slots 2 --timeout 30 > "$TMP/rows.csv" &
+  local producer=$! consumer workers maps=
+  for _ in $(seq 200); do
+    [ "$(wc -l < "$TMP/rows.csv")" -ge 5 ] && break
+    sleep 0.05
+  done
+  mkfifo "$TMP/pipe"
+  arena-consume < "$TMP/pipe" > /dev/null 2> "$TMP/err" 3>&- &
+  consumer=$!
+  exec 4> "$TMP/pipe"
+  # Worker 1's first row (its arena is attached and not done), then every
+  # row of worker 0: worker 0's arena is done, its run is not.
+  awk -F, 'NR == 1 || ($8 == 1 && !seen++)' "$TMP/rows.csv" >&4
+  awk -F, 'NR > 1 && $8 == 0' "$TMP/rows.csv" >&4
+  # Worker 0 exits once the consumer has released both its items.
+  for _ in $(seq 200); do
+    workers=$(pgrep -P "$producer" | wc -l)
+    [ "$workers" -eq 1 ] && break
+    sleep 0.05
+  done
+  [ "$workers" -eq 1 ]
+  maps=$(grep -c "/dev/shm/arenabench\\." /proc/$consumer/maps || true)
+  awk -F, 'NR > 1 && $8 == 1' "$TMP/rows.csv" | tail -n +2 >&4
+  exec 4>&-
+  local st=0
+  wait "$consumer" || st=$?
+  wait "$producer"
+  [ "$st" -eq 0 ]
+  [ "$maps" -eq 2 ] || { echo "$maps arena mappings while worker 1 was still running" >&2; false; }
 }
 
 # ------------------------------------------------- truncated under us
