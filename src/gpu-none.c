@@ -183,3 +183,9 @@ h2d_pipeline_staging_bytes (const struct h2d_pipeline *pipe)
 {
   no_cuda ();
 }
+
+void
+h2d_pipeline_batch_items (struct h2d_pipeline *pipe, unsigned items)
+{
+  no_cuda ();
+}

@@ -177,6 +177,11 @@ gpu_process (void *context, struct consumer *consumer, const struct consumer_ite
       sink->config = item->row.config;
       sink->item_bytes = item->row.handle.bytes;
       sink->have_config = true;
+      /* Items gathered into a batch hold their producers' slots: take at
+         most an eighth of the run's, so the producers keep filling.  */
+      uint64_t share = (uint64_t) item->row.config.workers * item->row.config.slots / 8;
+      h2d_pipeline_batch_items (pipe, share < H2D_BATCH_ITEMS ? (unsigned) share
+                                                              : H2D_BATCH_ITEMS);
     }
 
   struct flight *f = &sink->flights[sink->next];

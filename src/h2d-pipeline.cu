@@ -203,7 +203,7 @@ struct flight
   unsigned char *device;
   unsigned char *staging;           /* pinned, --staged only */
   batch_block *host_block, *device_block;
-  cudaEvent_t copy_start, copy_stop, verify_start, verify_stop, verified, retired;
+  cudaEvent_t copy_start, copy_stop, verify_start, verify_stop, verified, released, retired;
   batch_entry entries[H2D_BATCH_ITEMS];
   copy_run runs[H2D_BATCH_ITEMS];
   unsigned count, given, nruns;
@@ -211,7 +211,6 @@ struct flight
   uint64_t item_bytes;              /* the items' own bytes */
   payload_dtype dtype;
   bool launched;
-  int copied;                       /* set by release_batch (__atomic) */
   uint64_t done_ns;                 /* written by a host function */
   uint64_t submit_ns;               /* for the trace */
   uint64_t copy_ns, verify_ns;
@@ -248,11 +247,14 @@ struct h2d_pipeline
   /* Items take turns on NCOPIES copy streams (see H2D_COPY_STREAMS_MAX). */
   cudaStream_t copies[H2D_COPY_STREAMS_MAX];
   unsigned ncopies, submitted;
-  cudaStream_t check, host;
+  /* RELEASE runs the batches' release callbacks, HOST stamps them done:
+     on one stream a release would wait for the previous batch's check. */
+  cudaStream_t check, release, host;
   std::vector<flight> flights;
   batch_block *host_blocks, *device_blocks;
   uint64_t capacity;
   unsigned head, nbatches, pending;
+  unsigned batch_items;             /* at most H2D_BATCH_ITEMS */
   std::vector<registration> registrations;
   stager *stage;                    /* NULL: copies straight from the arena */
   /* $ARENABENCH_H2D_TRACE: one line per retired item, times from ORIGIN. */
@@ -408,6 +410,7 @@ h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify,
   pipe->inflight = inflight;
   pipe->ncopies = copy_streams;
   pipe->verify = verify;
+  pipe->batch_items = H2D_BATCH_ITEMS;
   int device = 0, sms = 0;
   GPU_CHECK (cudaGetDevice (&device));
   GPU_CHECK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device));
@@ -415,6 +418,7 @@ h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify,
   for (unsigned i = 0; i < pipe->ncopies; i++)
     GPU_CHECK (cudaStreamCreateWithFlags (&pipe->copies[i], cudaStreamNonBlocking));
   GPU_CHECK (cudaStreamCreateWithFlags (&pipe->check, cudaStreamNonBlocking));
+  GPU_CHECK (cudaStreamCreateWithFlags (&pipe->release, cudaStreamNonBlocking));
   GPU_CHECK (cudaStreamCreateWithFlags (&pipe->host, cudaStreamNonBlocking));
   GPU_CHECK (cudaHostAlloc (&pipe->host_blocks, inflight * sizeof (batch_block),
                             cudaHostAllocDefault));
@@ -430,6 +434,7 @@ h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify,
       create_event (&f.verify_start, true);
       create_event (&f.verify_stop, true);
       create_event (&f.verified, false);
+      create_event (&f.released, false);
       create_event (&f.retired, false);
     }
   if (staging_threads)
@@ -449,7 +454,7 @@ h2d_pipeline_close (struct h2d_pipeline *pipe)
       if (f.staging)
         GPU_CHECK (cudaFreeHost (f.staging));
       for (cudaEvent_t e : { f.copy_start, f.copy_stop, f.verify_start, f.verify_stop,
-                             f.verified, f.retired })
+                             f.verified, f.released, f.retired })
         GPU_CHECK (cudaEventDestroy (e));
     }
   while (!pipe->registrations.empty ())
@@ -459,6 +464,7 @@ h2d_pipeline_close (struct h2d_pipeline *pipe)
   for (unsigned i = 0; i < pipe->ncopies; i++)
     GPU_CHECK (cudaStreamDestroy (pipe->copies[i]));
   GPU_CHECK (cudaStreamDestroy (pipe->check));
+  GPU_CHECK (cudaStreamDestroy (pipe->release));
   GPU_CHECK (cudaStreamDestroy (pipe->host));
   if (pipe->stage)
     stager_close (pipe->stage);
@@ -531,6 +537,12 @@ h2d_pipeline_capacity (const struct h2d_pipeline *pipe)
   return pipe->capacity;
 }
 
+void
+h2d_pipeline_batch_items (struct h2d_pipeline *pipe, unsigned items)
+{
+  pipe->batch_items = std::max (1u, std::min (items, (unsigned) H2D_BATCH_ITEMS));
+}
+
 uint64_t
 h2d_pipeline_staging_bytes (const struct h2d_pipeline *pipe)
 {
@@ -597,7 +609,7 @@ place (const h2d_pipeline *pipe, const flight &f, const h2d_item *item, bool *jo
 {
   *joins = false;
   *reg = nullptr;
-  if (f.count == H2D_BATCH_ITEMS || (f.count && f.dtype != item->layout.dtype))
+  if (f.count == pipe->batch_items || (f.count && f.dtype != item->layout.dtype))
     return UINT64_MAX;
   uint64_t bytes = item->layout.bytes;
   uint64_t offset = (f.end + H2D_ITEM_ALIGN - 1) / H2D_ITEM_ALIGN * H2D_ITEM_ALIGN;
@@ -642,7 +654,6 @@ release_batch (void *arg)
   flight *f = static_cast<flight *> (arg);
   for (unsigned i = 0; i < f->count; i++)
     f->entries[i].item.release (f->entries[i].item.release_arg);
-  __atomic_store_n (&f->copied, 1, __ATOMIC_RELEASE);
 }
 
 static void CUDART_CB
@@ -697,7 +708,6 @@ static void
 launch (h2d_pipeline *pipe, flight &f)
 {
   f.launched = true;
-  f.copied = 0;
   f.submit_ns = clock_now_ns ();
   cudaStream_t copy = pipe->copies[pipe->submitted++ % pipe->ncopies];
   if (pipe->stage)
@@ -724,8 +734,9 @@ launch (h2d_pipeline *pipe, flight &f)
                         f.runs[r].reg);
       GPU_CHECK (cudaEventRecord (f.copy_stop, copy));
       /* Give the slots back as soon as the bytes are on the device.  */
-      GPU_CHECK (cudaStreamWaitEvent (pipe->host, f.copy_stop, 0));
-      GPU_CHECK (cudaLaunchHostFunc (pipe->host, release_batch, &f));
+      GPU_CHECK (cudaStreamWaitEvent (pipe->release, f.copy_stop, 0));
+      GPU_CHECK (cudaLaunchHostFunc (pipe->release, release_batch, &f));
+      GPU_CHECK (cudaEventRecord (f.released, pipe->release));
     }
 
   GPU_CHECK (cudaStreamWaitEvent (pipe->check, f.copy_stop, 0));
@@ -733,31 +744,12 @@ launch (h2d_pipeline *pipe, flight &f)
     launch_check_batch (pipe, f);
   GPU_CHECK (cudaEventRecord (f.verified, pipe->check));
 
-  /* Same stream as the release, so RETIRED also means the slots went
-     back.  */
+  /* RETIRED also means the slots went back.  */
+  if (!pipe->stage)
+    GPU_CHECK (cudaStreamWaitEvent (pipe->host, f.released, 0));
   GPU_CHECK (cudaStreamWaitEvent (pipe->host, f.verified, 0));
   GPU_CHECK (cudaLaunchHostFunc (pipe->host, stamp_done, &f));
   GPU_CHECK (cudaEventRecord (f.retired, pipe->host));
-}
-
-/* Has the copy of every batch sent so far finished?  Then a batch being
-   gathered goes now: waiting for more items would leave the link idle. */
-static bool
-link_idle (const h2d_pipeline *pipe)
-{
-  if (pipe->nbatches < 2)
-    return true;
-  const flight &sent = pipe->flights[(pipe->head + pipe->nbatches - 2) % pipe->inflight];
-  if (!pipe->stage)
-    return __atomic_load_n (&sent.copied, __ATOMIC_ACQUIRE);
-  cudaError_t err = cudaEventQuery (sent.copy_stop);
-  if (err == cudaErrorNotReady)
-    {
-      cudaGetLastError ();
-      return false;
-    }
-  GPU_CHECK (err);
-  return true;
 }
 
 void
@@ -814,10 +806,8 @@ h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item)
         f.runs[f.nruns++] = { item->host, offset, bytes, reg };
     }
   pipe->pending++;
-  /* A full batch need not wait for the input to pause, nor any batch for
-     an idle link.  */
-  if (f.count == H2D_BATCH_ITEMS || f.end + H2D_ITEM_ALIGN > pipe->capacity
-      || link_idle (pipe))
+  /* A full batch need not wait for the input to pause.  */
+  if (f.count == pipe->batch_items || f.end + H2D_ITEM_ALIGN > pipe->capacity)
     launch (pipe, f);
 }
 

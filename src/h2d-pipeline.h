@@ -2,9 +2,9 @@
    the GPU and check every element there, K buffers in flight.
 
    Items are gathered into batches: a batch is one item, or several small
-   ones (up to H2D_BATCH_ITEMS of one dtype in H2D_BATCH_BYTES), sent when
-   it is full, when the copies sent before it have finished (the link would
-   idle), or when the caller says the input paused (h2d_pipeline_kick).
+   ones (up to h2d_pipeline_batch_items of one dtype in H2D_BATCH_BYTES),
+   sent when it is full or when the caller says the input paused
+   (h2d_pipeline_kick).
    Work for one batch, on three streams of the current device:
      copy stream     event, one cudaMemcpyAsync per run of items that lie
                      back to back in host memory (split where the source
@@ -13,10 +13,11 @@
                      H2D_COPY_STREAMS_MAX)
      verify stream   waits for the copy; the batch's descriptors over, one
                      check kernel for all its items, their results back
-     host stream     waits for the copy, then calls each item's RELEASE on
+     release stream  waits for the copy, then calls each item's RELEASE on
                      a CUDA runtime thread (the slots go back to the
-                     producer while verification still runs); waits for the
-                     verification, stamps the time, marks the batch retired
+                     producer while verification still runs)
+     host stream     waits for the release and the verification, stamps
+                     the time, marks the batch retired
    Copies of later batches thus overlap the checks of earlier ones, and the
    per-call cost of the CUDA runtime is paid per batch, not per item.
 
@@ -140,6 +141,11 @@ void h2d_pipeline_kick (struct h2d_pipeline *pipe);
    its batch if it is still being gathered), else only when it has
    finished.  Returns false when nothing was retired.  */
 bool h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *out);
+
+/* Items one batch gathers at most (1..H2D_BATCH_ITEMS; default the
+   maximum).  A consumer that holds a batch's items holds their producers'
+   space: h2d-check keeps it to an eighth of the run's slots.  */
+void h2d_pipeline_batch_items (struct h2d_pipeline *pipe, unsigned items);
 
 /* Page-locked staging bytes held (0 unless staged).  */
 uint64_t h2d_pipeline_staging_bytes (const struct h2d_pipeline *pipe);
