@@ -20,40 +20,61 @@ consumer_achieved_arm (const struct run_config *config, bool pinned)
 }
 
 #define ITEM(row) ((const struct consumer_item_receipt *) (row))
-#define ITEM_CONFIG(row) (&ITEM (row)->item->row.config)
 #define RUN(row) ((const struct consumer_run_receipt *) (row))
+/* Both receipts begin with their configuration cells.  */
+#define CONFIG(row) ((const struct consumer_config_cells *) (row))
 
 static void
-item_arm (struct csv_line *line, const void *row)
+put_str (struct csv_line *line, const char *value)
 {
-  csv_line_str (line, ITEM (row)->item->arm);
+  if (value)
+    csv_line_str (line, value);
+  else
+    csv_line_empty (line);
 }
 
-static void
-item_backend (struct csv_line *line, const void *row)
-{
-  csv_line_str (line, arena_backend_names[ITEM_CONFIG (row)->backend]);
-}
+#define CONFIG_STR(name) \
+  static void config_##name (struct csv_line *line, const void *row) \
+  { put_str (line, CONFIG (row)->name); }
+#define CONFIG_COUNT(name) \
+  static void config_##name (struct csv_line *line, const void *row) \
+  { csv_line_count (line, CONFIG (row)->name); }
+CONFIG_STR (arm)
+CONFIG_STR (backend)
+CONFIG_COUNT (pinned)
+CONFIG_COUNT (size_bytes)
+CONFIG_STR (dtype)
+CONFIG_STR (kind)
+CONFIG_COUNT (workers)
+CONFIG_COUNT (slots)
 
-static void
-item_dtype (struct csv_line *line, const void *row)
-{
-  csv_line_str (line, payload_dtypes[ITEM_CONFIG (row)->dtype].name);
-}
+/* The columns every row begins with, item or run.  */
+static const struct csv_column config_table[] = {
+  { "arm", config_arm }, { "backend", config_backend }, { "pinned", config_pinned },
+  { "size_bytes", config_size_bytes }, { "dtype", config_dtype }, { "kind", config_kind },
+  { "workers", config_workers }, { "slots", config_slots },
+  { NULL, NULL },
+};
 
-static void
-item_kind (struct csv_line *line, const void *row)
+void
+consumer_config_of_item (struct consumer_config_cells *cells, const struct consumer_item *item)
 {
-  csv_line_str (line, payload_kind_names[ITEM_CONFIG (row)->kind]);
+  const struct run_config *config = &item->row.config;
+  *cells = (struct consumer_config_cells) {
+    .arm = item->arm,
+    .backend = arena_backend_names[config->backend],
+    .dtype = payload_dtypes[config->dtype].name,
+    .kind = payload_kind_names[config->kind],
+    .pinned = item->source_pinned,
+    .size_bytes = config->size_bytes,
+    .workers = config->workers,
+    .slots = config->slots,
+  };
 }
 
 #define ITEM_U64(name, expr) \
   static void item_##name (struct csv_line *line, const void *row) \
   { const struct consumer_item_receipt *r = row; csv_line_u64 (line, (expr)); }
-ITEM_U64 (pinned, r->item->source_pinned)
-ITEM_U64 (size_bytes, r->item->row.config.size_bytes)
-ITEM_U64 (workers, r->item->row.config.workers)
-ITEM_U64 (slots, r->item->row.config.slots)
 ITEM_U64 (sequence, r->item->row.sequence)
 ITEM_U64 (worker, r->item->row.worker)
 ITEM_U64 (epoch, r->item->row.epoch)
@@ -72,42 +93,20 @@ item_mismatches (struct csv_line *line, const void *row)
   csv_line_count (line, ITEM (row)->verified ? ITEM (row)->result->check.mismatches : CSV_NONE);
 }
 
+/* An item's columns after the configuration.  */
 static const struct csv_column item_table[] = {
-  { "arm", item_arm }, { "backend", item_backend }, { "pinned", item_pinned },
-  { "size_bytes", item_size_bytes }, { "dtype", item_dtype }, { "kind", item_kind },
-  { "workers", item_workers }, { "slots", item_slots },
   { "sequence", item_sequence }, { "worker", item_worker }, { "epoch", item_epoch },
   { "bytes", item_bytes }, { "wait_ns", item_wait_ns }, { "verify_ns", item_verify_ns },
   { "mismatches", item_mismatches },
   { NULL, NULL },
 };
 
-static void
-run_str (struct csv_line *line, const char *value)
-{
-  if (value)
-    csv_line_str (line, value);
-  else
-    csv_line_empty (line);
-}
-
-#define RUN_STR(name) \
-  static void run_##name (struct csv_line *line, const void *row) \
-  { run_str (line, RUN (row)->name); }
 #define RUN_COUNT(name) \
   static void run_##name (struct csv_line *line, const void *row) \
   { csv_line_count (line, RUN (row)->name); }
 #define RUN_FIXED(name, decimals) \
   static void run_##name (struct csv_line *line, const void *row) \
   { csv_line_fixed (line, RUN (row)->name, decimals); }
-RUN_STR (arm)
-RUN_STR (backend)
-RUN_STR (dtype)
-RUN_STR (kind)
-RUN_COUNT (pinned)
-RUN_COUNT (size_bytes)
-RUN_COUNT (workers)
-RUN_COUNT (slots)
 RUN_COUNT (items)
 RUN_COUNT (bytes)
 RUN_FIXED (seconds, 6)
@@ -125,11 +124,9 @@ RUN_COUNT (pss_before_bytes)
 RUN_COUNT (pss_after_bytes)
 RUN_COUNT (rss_peak_bytes)
 
-/* The run report's columns; the sink names the page-lock time column.  */
+/* A run report's columns after the configuration; the sink names the
+   page-lock time column.  */
 static const struct csv_column run_common[] = {
-  { "arm", run_arm }, { "backend", run_backend }, { "pinned", run_pinned },
-  { "size_bytes", run_size_bytes }, { "dtype", run_dtype }, { "kind", run_kind },
-  { "workers", run_workers }, { "slots", run_slots },
   { "items", run_items }, { "bytes", run_bytes }, { "seconds", run_seconds },
   { "items_per_s", run_items_per_s }, { "gb_per_s", run_gb_per_s }, { "cpu_s", run_cpu_s },
   { "pin_ms", run_pin_ms },
@@ -151,21 +148,21 @@ run_table (const struct consumer_sink *sink)
   static const struct consumer_sink *table_sink;
   if (table_sink == sink)
     return table;
-  size_t ncommon = ARRAY_SIZE (run_common), nextra = 0;
+  size_t nconfig = ARRAY_SIZE (config_table) - 1, ncommon = ARRAY_SIZE (run_common), nextra = 0;
   while (sink->run_columns && sink->run_columns[nextra].name)
     nextra++;
   free (table);
-  table = xcalloc (ncommon + nextra + 1, sizeof *table);
-  memcpy (table, run_common, sizeof run_common);
-  for (size_t i = 0; i < ncommon; i++)
+  table = xcalloc (nconfig + ncommon + nextra + 1, sizeof *table);
+  memcpy (table, config_table, nconfig * sizeof *table);
+  memcpy (table + nconfig, run_common, sizeof run_common);
+  for (size_t i = nconfig; i < nconfig + ncommon; i++)
     if (table[i].put == run_pin_ms && sink->pin_column)
       table[i].name = sink->pin_column;
   if (nextra)
-    memcpy (table + ncommon, sink->run_columns, nextra * sizeof *table);
+    memcpy (table + nconfig + ncommon, sink->run_columns, nextra * sizeof *table);
   table_sink = sink;
   return table;
 }
-
 
 void
 consumer_receipts_header (struct csv_line *line, const struct consumer_sink *sink,
@@ -173,6 +170,7 @@ consumer_receipts_header (struct csv_line *line, const struct consumer_sink *sin
 {
   if (report == REPORT_ITEMS)
     {
+      csv_columns_header (line, config_table);
       csv_columns_header (line, item_table);
       if (sink->item_columns)
         csv_columns_header (line, sink->item_columns);
@@ -186,6 +184,7 @@ void
 consumer_receipts_item (struct csv_line *line, const struct consumer_sink *sink,
                         const struct consumer_item_receipt *r)
 {
+  csv_columns_row (line, config_table, r);
   csv_columns_row (line, item_table, r);
   if (sink->item_columns)
     csv_columns_row (line, sink->item_columns, r);

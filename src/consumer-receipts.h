@@ -9,6 +9,10 @@
    page-lock was refused.  */
 const char *consumer_achieved_arm (const struct run_config *config, bool pinned);
 
+/* The configuration cells of ITEM's receipt.  */
+void consumer_config_of_item (struct consumer_config_cells *cells,
+                              const struct consumer_item *item);
+
 /* The header of REPORT's rows, then SINK's columns, to stdout.  */
 void consumer_receipts_header (struct csv_line *line, const struct consumer_sink *sink,
                                enum report_mode report);

@@ -43,21 +43,30 @@ struct consumer_result
   const void *extra;            /* sink-specific, for its receipt columns */
 };
 
+/* The configuration columns that begin every receipt row, an item's or a
+   run's, defined once (consumer-receipts.c).  Counts equal to CSV_NONE
+   and NULL strings write empty fields (the --calibrate rows have no
+   backend, workers or slots, for example).  */
+struct consumer_config_cells
+{
+  const char *arm, *backend, *dtype, *kind;
+  uint64_t pinned, size_bytes, workers, slots;
+};
+
 /* A receipt row of one item: what the item columns format.  */
 struct consumer_item_receipt
 {
+  struct consumer_config_cells config;
   const struct consumer_item *item;
   const struct consumer_result *result;
   bool verified;
 };
 
 /* A run report row: what the run columns format.  Counts equal to
-   CSV_NONE, times that are NaN and NULL strings write empty fields (the
-   --calibrate rows have no backend, workers or slots, for example).  */
+   CSV_NONE and times that are NaN write empty fields.  */
 struct consumer_run_receipt
 {
-  const char *arm, *backend, *dtype, *kind;
-  uint64_t pinned, size_bytes, workers, slots;
+  struct consumer_config_cells config;
   uint64_t items, bytes;
   double seconds, items_per_s, gb_per_s, cpu_s, pin_ms;
   uint64_t mismatches, warmup_epochs;

@@ -358,9 +358,11 @@ put_calibration (const struct gpu_sink *sink, const struct consumer_sink *consum
     .verify_s = NAN,
   };
   struct consumer_run_receipt r = {
-    .arm = arm, .backend = NULL, .pinned = pinned, .size_bytes = config->size_bytes,
-    .dtype = payload_dtypes[config->dtype].name, .kind = payload_kind_names[config->kind],
-    .workers = CSV_NONE, .slots = CSV_NONE,
+    .config = {
+      .arm = arm, .backend = NULL, .pinned = pinned, .size_bytes = config->size_bytes,
+      .dtype = payload_dtypes[config->dtype].name, .kind = payload_kind_names[config->kind],
+      .workers = CSV_NONE, .slots = CSV_NONE,
+    },
     .items = CALIBRATE_REPEATS, .bytes = total, .seconds = seconds,
     .items_per_s = seconds > 0 ? CALIBRATE_REPEATS / seconds : 0, .gb_per_s = rate,
     .cpu_s = NAN, .pin_ms = NAN, .mismatches = CSV_NONE, .warmup_epochs = CSV_NONE,
