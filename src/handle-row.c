@@ -6,50 +6,114 @@
 
 #include <inttypes.h>
 
-const char *const handle_column_names[HC_COUNT] = {
-  [HC_ARENA] = "arena", [HC_BACKEND] = "backend", [HC_SLOT] = "slot",
-  [HC_OFFSET] = "offset", [HC_BYTES] = "bytes", [HC_GENERATION] = "generation",
-  [HC_SEQUENCE] = "sequence", [HC_WORKER] = "worker", [HC_EPOCH] = "epoch",
-  [HC_WORKERS] = "workers", [HC_ITEMS] = "items", [HC_SIZE_BYTES] = "size_bytes",
-  [HC_DTYPE] = "dtype", [HC_KIND] = "kind", [HC_LEAVES] = "leaves",
-  [HC_PINNED] = "pinned", [HC_SLOTS] = "slots", [HC_GEN_NS] = "gen_ns",
-  [HC_EPOCHS] = "epochs",
+/* The columns, in the order arena-produce writes them: one table for the
+   header, the writer and the parser.  A plain number lives at OFFSET in
+   struct handle_row, SIZE bytes wide, and is at most MAX; the other
+   columns (SIZE 0) are names, the optional slot, the flag and the leaf
+   layout, each written and read by name below.  */
+struct handle_field
+{
+  const char *name;
+  size_t offset;
+  size_t size;
+  uint64_t max;
 };
+
+#define NUMBER_FIELD(name, member, max) \
+  { name, offsetof (struct handle_row, member), sizeof ((struct handle_row *) 0)->member, max }
+
+static const struct handle_field handle_fields[HC_COUNT] = {
+  [HC_ARENA] = { "arena" },
+  [HC_BACKEND] = { "backend" },
+  [HC_SLOT] = { "slot" },
+  [HC_OFFSET] = NUMBER_FIELD ("offset", handle.offset, UINT64_MAX),
+  [HC_BYTES] = NUMBER_FIELD ("bytes", handle.bytes, UINT64_MAX),
+  [HC_GENERATION] = NUMBER_FIELD ("generation", handle.generation, UINT64_MAX >> 1),
+  [HC_SEQUENCE] = NUMBER_FIELD ("sequence", sequence, UINT64_MAX),
+  [HC_WORKER] = NUMBER_FIELD ("worker", worker, UINT32_MAX),
+  [HC_EPOCH] = NUMBER_FIELD ("epoch", epoch, UINT32_MAX),
+  [HC_WORKERS] = NUMBER_FIELD ("workers", config.workers, UINT32_MAX),
+  [HC_ITEMS] = NUMBER_FIELD ("items", config.items, UINT64_MAX),
+  [HC_SIZE_BYTES] = NUMBER_FIELD ("size_bytes", config.size_bytes, UINT64_MAX),
+  [HC_DTYPE] = { "dtype" },
+  [HC_KIND] = { "kind" },
+  [HC_LEAVES] = { "leaves" },
+  [HC_PINNED] = { "pinned" },
+  [HC_SLOTS] = NUMBER_FIELD ("slots", config.slots, ARENA_MAX_SLOTS),
+  [HC_GEN_NS] = NUMBER_FIELD ("gen_ns", gen_ns, UINT64_MAX),
+  [HC_EPOCHS] = NUMBER_FIELD ("epochs", config.epochs, ARENA_MAX_EPOCHS),
+};
+
+static uint64_t
+number_get (const struct handle_row *row, const struct handle_field *f)
+{
+  const unsigned char *p = (const unsigned char *) row + f->offset;
+  if (f->size == sizeof (uint32_t))
+    {
+      uint32_t v;
+      memcpy (&v, p, sizeof v);
+      return v;
+    }
+  uint64_t v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static void
+number_set (struct handle_row *row, const struct handle_field *f, uint64_t value)
+{
+  unsigned char *p = (unsigned char *) row + f->offset;
+  if (f->size == sizeof (uint32_t))
+    {
+      uint32_t v = (uint32_t) value;
+      memcpy (p, &v, sizeof v);
+    }
+  else
+    memcpy (p, &value, sizeof value);
+}
 
 void
 handle_row_header (struct csv_line *line)
 {
   for (int c = 0; c < HC_COUNT; c++)
-    csv_line_str (line, handle_column_names[c]);
+    csv_line_str (line, handle_fields[c].name);
 }
 
 void
 handle_row_format (struct csv_line *line, const struct handle_row *row)
 {
   char leaves[128];
-  payload_layout_format (&row->layout, leaves, sizeof leaves);
-  csv_line_str (line, row->arena);
-  csv_line_str (line, arena_backend_names[row->config.backend]);
-  if (row->handle.slot >= 0)
-    csv_line_i64 (line, row->handle.slot);
-  else
-    csv_line_empty (line);
-  csv_line_u64 (line, row->handle.offset);
-  csv_line_u64 (line, row->handle.bytes);
-  csv_line_u64 (line, row->handle.generation);
-  csv_line_u64 (line, row->sequence);
-  csv_line_u64 (line, row->worker);
-  csv_line_u64 (line, row->epoch);
-  csv_line_u64 (line, row->config.workers);
-  csv_line_u64 (line, row->config.items);
-  csv_line_u64 (line, row->config.size_bytes);
-  csv_line_str (line, payload_dtypes[row->config.dtype].name);
-  csv_line_str (line, payload_kind_names[row->config.kind]);
-  csv_line_str (line, leaves);
-  csv_line_u64 (line, row->config.pinned);
-  csv_line_u64 (line, row->config.slots);
-  csv_line_u64 (line, row->gen_ns);
-  csv_line_u64 (line, row->config.epochs);
+  for (int c = 0; c < HC_COUNT; c++)
+    switch (c)
+      {
+      case HC_ARENA:
+        csv_line_str (line, row->arena);
+        break;
+      case HC_BACKEND:
+        csv_line_str (line, arena_backend_names[row->config.backend]);
+        break;
+      case HC_SLOT:
+        if (row->handle.slot >= 0)
+          csv_line_i64 (line, row->handle.slot);
+        else
+          csv_line_empty (line);
+        break;
+      case HC_DTYPE:
+        csv_line_str (line, payload_dtypes[row->config.dtype].name);
+        break;
+      case HC_KIND:
+        csv_line_str (line, payload_kind_names[row->config.kind]);
+        break;
+      case HC_LEAVES:
+        payload_layout_format (&row->layout, leaves, sizeof leaves);
+        csv_line_str (line, leaves);
+        break;
+      case HC_PINNED:
+        csv_line_u64 (line, row->config.pinned);
+        break;
+      default:
+        csv_line_u64 (line, number_get (row, &handle_fields[c]));
+      }
 }
 
 bool
@@ -62,7 +126,7 @@ handle_columns_parse (struct handle_columns *columns, const struct csv_record *r
   for (size_t f = 0; f < record->nfields; f++)
     {
       int c = 0;
-      while (c < HC_COUNT && !STREQ (record->fields[f], handle_column_names[c]))
+      while (c < HC_COUNT && !STREQ (record->fields[f], handle_fields[c].name))
         c++;
       if (c == HC_COUNT)
         {
@@ -80,7 +144,7 @@ handle_columns_parse (struct handle_columns *columns, const struct csv_record *r
   for (int c = 0; c < HC_COUNT; c++)
     if (columns->index[c] < 0)
       {
-        snprintf (why, why_size, "missing column '%s'", handle_column_names[c]);
+        snprintf (why, why_size, "missing column '%s'", handle_fields[c].name);
         return false;
       }
   return true;
@@ -144,7 +208,7 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
     }
 #define FIELD(c) (record->fields[columns->index[c]])
 #define BAD(c, what) \
-  do { snprintf (why, why_size, "column '%s': %s %s", handle_column_names[c], \
+  do { snprintf (why, why_size, "column '%s': %s %s", handle_fields[c].name, \
                  quote (FIELD (c)), what); return false; } while (0)
 #define NUMBER(c, max, dest) \
   do { \
@@ -176,20 +240,16 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
   else
     row->handle.slot = -1;
 
-  NUMBER (HC_OFFSET, UINT64_MAX, row->handle.offset);
-  NUMBER (HC_BYTES, UINT64_MAX, row->handle.bytes);
-  NUMBER (HC_GENERATION, UINT64_MAX >> 1, row->handle.generation);
+  for (int c = 0; c < HC_COUNT; c++)
+    if (handle_fields[c].size)
+      {
+        uint64_t v;
+        if (!parse_u64 (FIELD (c), handle_fields[c].max, &v))
+          BAD (c, "is not a number in range");
+        number_set (row, &handle_fields[c], v);
+      }
   if (row->handle.generation == 0)
     BAD (HC_GENERATION, "is not a generation (they start at 1)");
-  NUMBER (HC_SEQUENCE, UINT64_MAX, row->sequence);
-  NUMBER (HC_WORKER, UINT32_MAX, row->worker);
-  NUMBER (HC_EPOCH, UINT32_MAX, row->epoch);
-  NUMBER (HC_WORKERS, UINT32_MAX, row->config.workers);
-  NUMBER (HC_ITEMS, UINT64_MAX, row->config.items);
-  NUMBER (HC_SIZE_BYTES, UINT64_MAX, row->config.size_bytes);
-  NUMBER (HC_SLOTS, ARENA_MAX_SLOTS, row->config.slots);
-  NUMBER (HC_GEN_NS, UINT64_MAX, row->gen_ns);
-  NUMBER (HC_EPOCHS, ARENA_MAX_EPOCHS, row->config.epochs);
   uint64_t pinned;
   NUMBER (HC_PINNED, 1, pinned);
   row->config.pinned = pinned;

@@ -8,7 +8,8 @@
 #include "csv-writer.h"
 #include "payload.h"
 
-/* The columns, in the order arena-produce writes them.  */
+/* The columns, in the order arena-produce writes them (handle-row.c's
+   table gives each its name and, for numbers, where it lives).  */
 enum handle_column
 {
   HC_ARENA, HC_BACKEND, HC_SLOT, HC_OFFSET, HC_BYTES, HC_GENERATION,
@@ -16,8 +17,6 @@ enum handle_column
   HC_DTYPE, HC_KIND, HC_LEAVES, HC_PINNED, HC_SLOTS, HC_GEN_NS, HC_EPOCHS,
   HC_COUNT
 };
-
-extern const char *const handle_column_names[HC_COUNT];
 
 /* The run's configuration, repeated in every row so receipts can carry it. */
 struct run_config
