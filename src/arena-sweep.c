@@ -12,10 +12,32 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Is the object NAME an orphan: an arena of ours (mode 0600 and a
-   well-formed header, or empty and older than two seconds: killed before
-   it had a size) whose producer lock nobody holds?  Anything else under
-   our prefix is not ours to remove.  */
+/* An object that is not an arena yet: created and sized, but killed
+   before its header was written (size 0, or a first page of zeros).  */
+#define BLANK_GRACE_S 2
+
+static bool
+blank (int fd, const struct stat *st)
+{
+  if (st->st_size == 0)
+    return true;
+  unsigned char head[ARENA_SLOT_TABLE];
+  if (pread (fd, head, sizeof head, 0) != (ssize_t) sizeof head)
+    return false;
+  for (size_t i = 0; i < sizeof head; i++)
+    if (head[i])
+      return false;
+  return true;
+}
+
+/* Is the object NAME an orphan: an arena of ours whose producer lock
+   nobody holds?  Ours means this user's, not open to others (0600, or
+   0400 as an older producer under umask 0277 left it) and either a
+   well-formed header, or blank and untouched for BLANK_GRACE_S seconds.
+   The producer takes its lock before it gives the object a size, so an
+   unlocked blank object is one whose creator died; the grace covers the
+   moment between shm_open and the lock.  Anything else under our prefix
+   is not ours to remove.  */
 static bool
 orphan (const char *name, bool *live)
 {
@@ -26,13 +48,13 @@ orphan (const char *name, bool *live)
   struct stat st;
   bool result = false;
   if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
-      && (st.st_mode & 0777) == 0600)
+      && (st.st_mode & 077) == 0)
     {
       struct timespec now;
       clock_gettime (CLOCK_REALTIME, &now);
       struct arena_header h;
-      bool ours = st.st_size == 0
-        ? now.tv_sec - st.st_ctim.tv_sec >= 2
+      bool ours = blank (fd, &st)
+        ? now.tv_sec - st.st_mtim.tv_sec >= BLANK_GRACE_S
         : pread (fd, &h, sizeof h, 0) == (ssize_t) sizeof h
           && !arena_header_problem (&h, (uint64_t) st.st_size);
       *live = arena_lock_held (fd, ARENA_LOCK_PRODUCER);

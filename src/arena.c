@@ -179,8 +179,12 @@ arena_create (struct arena *arena, enum arena_backend backend, uint64_t item_byt
   int fd = high_fd (shm_open (arena->name, O_RDWR | O_CREAT | O_EXCL, 0600));
   if (fd < 0)
     return errno;
-  /* The lock first: from now on a sweep sees this arena as alive.  */
+  /* The lock first: from now on a sweep sees this arena as alive.  Then
+     the mode: the umask may have taken the owner's write bit, and a
+     consumer needs to read and write.  */
   int err = arena_lock_take (fd, ARENA_LOCK_PRODUCER);
+  if (!err && fchmod (fd, 0600) != 0)
+    err = errno;
   if (!err && ftruncate (fd, (off_t) total) != 0)
     err = errno;
   /* Reserve every page before touching it: tmpfs otherwise allocates on
@@ -241,6 +245,10 @@ arena_attach (struct arena *arena, const char *name, const char **why)
   /* glibc's shm_open adds O_NOFOLLOW: a symlink planted under the name
      fails with ELOOP.  */
   int fd = high_fd (shm_open (name, O_RDWR, 0));
+  if (fd < 0 && errno == EACCES)
+    /* Its mode may forbid writing: open it to read, so the checks below
+       say what is wrong with it.  */
+    fd = high_fd (shm_open (name, O_RDONLY, 0));
   if (fd < 0)
     {
       int err = errno;
@@ -259,6 +267,8 @@ arena_attach (struct arena *arena, const char *name, const char **why)
     reason = "owned by another user";
   else if ((st.st_mode & 077) != 0)
     reason = "accessible to other users (mode is not 0600)";
+  else if ((st.st_mode & 0600) != 0600)
+    reason = "its owner cannot read and write it (mode is not 0600)";
   else if ((uint64_t) st.st_size < ARENA_SLOT_TABLE + sizeof (struct arena_header))
     reason = "too small to be an arena";
   if (reason)
@@ -299,7 +309,7 @@ arena_attach (struct arena *arena, const char *name, const char **why)
   if (err)
     {
       arena_detach (arena, false);
-      *why = err == EAGAIN || err == EACCES ? "another consumer has attached to it"
+      *why = err == EAGAIN || err == EACCES ? "another consumer holds this arena"
         : "cannot lock arena";
       return err == EAGAIN || err == EACCES ? EBUSY : err;
     }

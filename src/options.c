@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <unistd.h>
 
 /* As gnulib's stdopen: a closed descriptor 0, 1 or 2 would be the next
@@ -33,6 +34,10 @@ void
 options_init (char **argv)
 {
   open_standard_fds ();
+  /* Over the file size limit (ulimit -f) a write or ftruncate would kill
+     us with SIGXFSZ, leaving arenas and half files; ignored, it fails
+     with EFBIG and is reported and cleaned up like any other error.  */
+  signal (SIGXFSZ, SIG_IGN);
   die_set_program_name (argv[0]);
   argv[0] = (char *) program_name;
   atexit (close_stdout);

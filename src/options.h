@@ -27,8 +27,9 @@ enum
 /* First thing in every main, before anything is opened: descriptors 0-2
    are made open (on /dev/null where closed, so nothing else lands there),
    messages name the program (getopt_long's
-   own ones too, which use argv[0]), and a write to stdout that was lost
-   fails the command at exit (close_stdout).  */
+   own ones too, which use argv[0]), a write to stdout that was lost
+   fails the command at exit (close_stdout), and SIGXFSZ is ignored so
+   that the file size limit gives EFBIG, an error like any other.  */
 void options_init (char **argv);
 
 /* The last cases of every option loop: --help runs USAGE (which exits 0),
