@@ -85,6 +85,32 @@ seq1_leaf0.npy"
   [ "$(stat -c %s "$TMP/npy/seq0_leaf0.npy")" -eq $((128 + 400)) ]
 }
 
+# long_dir LENGTH: make a directory whose absolute name has LENGTH bytes.
+long_dir() {
+  local p=$TMP/long
+  while [ ${#p} -lt "$1" ]; do p=$p/$(printf 'd%.0s' $(seq 200)); done
+  p=${p:0:$1}
+  [ "${p: -1}" != / ] || p=${p:0:$(($1 - 1))}x
+  mkdir -p "$p"
+  LONG_DIR=$p
+}
+
+# The longest name written in the directory is a temporary one of 76
+# bytes with its '/': a directory of up to PATH_MAX - 77 bytes works, a
+# longer one is refused before anything is read, never cut short.
+@test "--save-dir near PATH_MAX: 4019 bytes works, 4020 is refused with exit 64" {
+  long_dir 4019
+  run bash -c "arena-produce --size 400 --items 1 2> /dev/null | arena-consume --save-dir '$LONG_DIR' > /dev/null"
+  assert_status 0
+  [ "$(stat -c %s "$LONG_DIR/seq0_leaf0.npy")" -eq $((128 + 400)) ]
+  long_dir 4020
+  run bash -c "arena-produce --size 400 --items 1 2> /dev/null | arena-consume --save-dir '$LONG_DIR' > /dev/null"
+  assert_status 64
+  # A name quoted in a message is cut after 1018 bytes.
+  assert_output "arena-consume: --save-dir: '${LONG_DIR:0:1018}...: too long: the names of the files in it would exceed PATH_MAX (4096 bytes)"
+  [ -z "$(ls -A "$LONG_DIR")" ]
+}
+
 # ------------------------------------------------------ names and inputs
 
 @test "newlines and escape bytes in names and operands are quoted, shell-escape style" {
