@@ -40,6 +40,7 @@ options_init (char **argv)
   signal (SIGXFSZ, SIG_IGN);
   die_set_program_name (argv[0]);
   argv[0] = (char *) program_name;
+  stdout_init ();
   atexit (close_stdout);
 }
 
