@@ -101,7 +101,6 @@ arena_valid_name (const char *name)
   return name[prefix] != '\0';
 }
 
-
 /* ------------------------------------------------------------ producer */
 
 static void
@@ -160,7 +159,8 @@ arena_format (struct arena *arena, void *base, uint64_t total, enum arena_backen
   arena->map_bytes = total;
   keep_geometry (arena, &image);
   arena->next_generation = 1;
-  /* Everything but the magic (the counters start at zero).  */
+  /* Everything but the magic, still 0 in IMAGE (the counters start at
+     zero).  */
   memcpy (arena->header, &image, sizeof image);
   /* Magic last: a consumer that sees it sees a complete header.  */
   atomic_thread_fence (memory_order_release);
