@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -77,6 +78,11 @@ cpu_unpin (void *context, struct arena *arena)
   munlock (arena->base, arena->map_bytes);
 }
 
+/* The longest name save_leaf writes in the directory, its temporary one
+   at the largest numbers, with its '/' and terminating NUL.  */
+#define SAVE_NAME_MAX \
+  sizeof "/.seq18446744073709551615_leaf4294967295.npy.-9223372036854775808.4294967295"
+
 /* Write leaf L of ITEM as DIR/seq<SEQUENCE>_leaf<L>.npy: first under a
    fresh temporary name (O_EXCL, so nothing planted there is followed or
    overwritten), then moved to its name only if that does not exist
@@ -86,7 +92,7 @@ static void
 save_leaf (const struct cpu_sink *sink, const struct consumer_item *item, unsigned l)
 {
   static unsigned counter;
-  char path[4096], temp[4096];
+  char path[PATH_MAX], temp[PATH_MAX];
   snprintf (path, sizeof path, "%s/seq%" PRIu64 "_leaf%u.npy", sink->save_dir,
             item->row.sequence, l);
   int err;
@@ -168,6 +174,10 @@ main (int argc, char **argv)
         die (EXIT_USAGE, errno, "--save-dir: %s", quote (cpu.save_dir));
       if (!S_ISDIR (st.st_mode))
         die (EXIT_USAGE, 0, "--save-dir: %s is not a directory", quote (cpu.save_dir));
+      /* Checked once here, so no name is ever cut short.  */
+      if (strlen (cpu.save_dir) > PATH_MAX - SAVE_NAME_MAX)
+        die (EXIT_USAGE, 0, "--save-dir: %s: too long: the names of the files in it "
+             "would exceed PATH_MAX (%d bytes)", quote (cpu.save_dir), PATH_MAX);
     }
 
   const struct consumer_sink sink = {

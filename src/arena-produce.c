@@ -404,9 +404,11 @@ main (int argc, char **argv)
       if (err)
         {
           uint64_t hb, cap, sb;
-          die (EXIT_OSERR, err, "cannot create a %s arena of %" PRIu64 " bytes in /dev/shm",
+          die (EXIT_OSERR, err == EFBIG ? 0 : err,
+               "cannot create a %s arena of %" PRIu64 " bytes in /dev/shm%s",
                arena_backend_names[cfg.run.backend],
-               arena_size (cfg.run.backend, layout.bytes, cfg.run.slots, &hb, &cap, &sb));
+               arena_size (cfg.run.backend, layout.bytes, cfg.run.slots, &hb, &cap, &sb),
+               err == EFBIG ? ": larger than the file size limit (ulimit -f)" : "");
         }
     }
 

@@ -182,10 +182,11 @@ void arena_format (struct arena *arena, void *base, uint64_t total, enum arena_b
                    uint64_t item_bytes, uint32_t slots, bool pin,
                    const struct arena_identity *id);
 
-/* Producer: create a fresh arena (O_EXCL, mode 0600, unpredictable name,
-   space reserved with posix_fallocate so a full /dev/shm fails here and
-   never as SIGBUS later), and take the lock that says its producer lives.
-   Returns 0 or an errno value.  */
+/* Producer: create a fresh arena (O_EXCL, mode 0600 whatever the umask,
+   unpredictable name, space reserved with posix_fallocate so a full
+   /dev/shm fails here and never as SIGBUS later), and take the lock that
+   says its producer lives.  Returns 0 or an errno value (EFBIG: over the
+   file size limit, ulimit -f, when SIGXFSZ is ignored).  */
 int arena_create (struct arena *arena, enum arena_backend backend, uint64_t item_bytes,
                   uint32_t slots, bool pin, const struct arena_identity *id);
 
@@ -220,8 +221,11 @@ void arena_unlink (struct arena *arena);
    producer killed (SIGKILL) before any consumer learned an arena's name
    leaves it in /dev/shm, and nothing else could remove it.  An arena's
    producer holds a lock on it for as long as it lives, in whatever PID
-   namespace; an object without that lock is an orphan (one with no size
-   yet, younger than a second, is one being created).  While some arena is
+   namespace, taken before the object has a size; an object without
+   that lock is an orphan (one still blank, with no size or no header,
+   and touched in the last two seconds may be one being created).  Only
+   this user's objects, closed to others, with a well-formed header or
+   blank, are ever removed.  While some arena is
    still locked, passes repeat for up to GRACE_NS, so that a producer
    killed a moment ago has finished exiting.  Returns how many were
    removed; *KEPT (if not NULL) gets how many live ones were left.  */

@@ -3,6 +3,7 @@
 #include "close-stdout.h"
 #include "die.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 /* A write error already reported: close_stdout must not say it twice.  */
@@ -13,6 +14,61 @@ stdout_write_error (int errnum)
 {
   write_error_reported = true;
   die (EXIT_IOERR, errnum, "write error");
+}
+
+int
+write_fully (int fd, const void *buf, size_t size)
+{
+  const char *p = buf;
+  while (size > 0)
+    {
+      ssize_t n = write (fd, p, size);
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          if (errno != EAGAIN && errno != EWOULDBLOCK)
+            return errno;
+          /* Non-blocking, and full: wait until the reader makes room (or
+             leaves, and the next write says EPIPE).  */
+          struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+          if (poll (&pfd, 1, -1) < 0 && errno != EINTR)
+            return errno;
+          continue;
+        }
+      p += n;
+      size -= (size_t) n;
+    }
+  return 0;
+}
+
+/* stdio's stdout gives up at EAGAIN and loses its buffer: write it through
+   write_fully instead.  0 with errno set is an error to stdio.  */
+static ssize_t
+stdout_cookie_write (void *cookie, const char *buf, size_t size)
+{
+  (void) cookie;
+  int err = write_fully (STDOUT_FILENO, buf, size);
+  if (err)
+    {
+      errno = err;
+      return 0;
+    }
+  return (ssize_t) size;
+}
+
+void
+stdout_init (void)
+{
+  /* Whoever shares our stdout may make it non-blocking at any time (it is
+     a flag of the open file description), so stdout always goes through
+     the cookie, buffered as stdio would buffer it.  */
+  FILE *f = fopencookie (NULL, "w", (cookie_io_functions_t) { .write = stdout_cookie_write });
+  if (!f)
+    return;
+  if (isatty (STDOUT_FILENO))
+    setvbuf (f, NULL, _IOLBF, BUFSIZ);
+  stdout = f;
 }
 
 void

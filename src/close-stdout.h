@@ -2,6 +2,18 @@
 #ifndef ARENABENCH_CLOSE_STDOUT_H
 #define ARENABENCH_CLOSE_STDOUT_H
 
+#include <stddef.h>
+
+/* First thing in main, before anything is printed (options_init): stdout
+   becomes a stream that waits, with poll(2), where a non-blocking stdout
+   says EAGAIN, and goes on, instead of failing with a write error.  */
+void stdout_init (void);
+
+/* Write all SIZE bytes of BUF to FD, retrying on EINTR and, after poll(2)
+   says FD is writable, on EAGAIN.  One write(2) for what FD takes at once,
+   so a line under PIPE_BUF is never split.  Returns 0 or an errno value.  */
+int write_fully (int fd, const void *buf, size_t size);
+
 /* Register with atexit() first thing in main: flushes and closes stdout
    and dies with EXIT_IOERR ("write error") if anything was lost.  */
 void close_stdout (void);

@@ -88,7 +88,7 @@ sources_attach (struct sources *sources, const struct handle_row *row, size_t li
          input; anything else is the system refusing (EACCES, EMFILE,
          ENOMEM...), and its errno says why.  */
       bool about_input = err == ENOENT || err == EINVAL || err == ELOOP || err == EPERM
-                         || err == EPROTO;
+                         || err == EPROTO || err == EBUSY;
       die (err == ENOENT ? EXIT_NOINPUT : about_input ? EXIT_DATAERR : EXIT_OSERR,
            about_input ? 0 : err, "line %zu: arena %s: %s", line, quote (row->arena), why);
     }

@@ -172,20 +172,7 @@ csv_line_write (struct csv_line *line, int fd)
 {
   reserve (line, 1);
   line->text[line->used++] = '\n';
-  size_t done = 0;
-  while (done < line->used)
-    {
-      ssize_t n = write (fd, line->text + done, line->used - done);
-      if (n < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          int saved = errno;
-          csv_line_reset (line);
-          return saved;
-        }
-      done += (size_t) n;
-    }
+  int err = write_fully (fd, line->text, line->used);
   csv_line_reset (line);
-  return 0;
+  return err;
 }

@@ -25,7 +25,8 @@ vreport (int errnum, const char *format, va_list args)
 {
   /* One fprintf per message part into an unbuffered stderr could interleave
      with other processes; build the line first and write it at once.  */
-  char line[1024];
+  /* Room for a quoted name cut at QUOTE_MAX and the reason after it.  */
+  char line[2048];
   int used = snprintf (line, sizeof line, "%s: ", program_name);
   if (used < 0 || (size_t) used >= sizeof line)
     used = 0;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <unistd.h>
 
 /* As gnulib's stdopen: a closed descriptor 0, 1 or 2 would be the next
@@ -33,8 +34,13 @@ void
 options_init (char **argv)
 {
   open_standard_fds ();
+  /* Over the file size limit (ulimit -f) a write or ftruncate would kill
+     us with SIGXFSZ, leaving arenas and half files; ignored, it fails
+     with EFBIG and is reported and cleaned up like any other error.  */
+  signal (SIGXFSZ, SIG_IGN);
   die_set_program_name (argv[0]);
   argv[0] = (char *) program_name;
+  stdout_init ();
   atexit (close_stdout);
 }
 
@@ -112,21 +118,32 @@ suffix_equal (const char *given, const char *name)
   return *given == *name;
 }
 
-/* The one decimal parser: ASCII digits only (no sign, space or locale),
+/* How many ASCII digits TEXT starts with (no locale: isdigit may take
+   others).  */
+static size_t
+digits_span (const char *text)
+{
+  size_t n = 0;
+  while (text[n] >= '0' && text[n] <= '9')
+    n++;
+  return n;
+}
+
+/* The one integer parser: ASCII digits only (no sign, space or locale),
    at least one; *END gets the first byte after them.  */
 static bool
 parse_digits (const char *text, uint64_t *value, const char **end)
 {
-  const char *p = text;
-  if (!isdigit ((unsigned char) *p))
+  size_t n = digits_span (text);
+  if (n == 0)
     {
       errno = EINVAL;
       return false;
     }
   uint64_t number = 0;
-  for (; isdigit ((unsigned char) *p); p++)
+  for (size_t i = 0; i < n; i++)
     {
-      unsigned digit = (unsigned) (*p - '0');
+      unsigned digit = (unsigned) (text[i] - '0');
       if (number > (UINT64_MAX - digit) / 10)
         {
           errno = ERANGE;
@@ -135,7 +152,45 @@ parse_digits (const char *text, uint64_t *value, const char **end)
       number = number * 10 + digit;
     }
   *value = number;
-  *end = p;
+  *end = text + n;
+  return true;
+}
+
+bool
+options_parse_decimal (const char *text, double *value)
+{
+  /* The grammar is checked here; strtod only converts what passed, so
+     its wider language (blanks, '+', hex, inf, nan) never gets in.  */
+  const char *p = text + (*text == '-');
+  size_t whole = digits_span (p);
+  p += whole;
+  size_t fraction = 0;
+  if (*p == '.')
+    {
+      fraction = digits_span (++p);
+      p += fraction;
+    }
+  bool valid = whole + fraction > 0;
+  if (valid && (*p == 'e' || *p == 'E'))
+    {
+      p += 1 + (p[1] == '+' || p[1] == '-');
+      size_t exponent = digits_span (p);
+      valid = exponent > 0;
+      p += exponent;
+    }
+  if (!valid || *p)
+    {
+      errno = EINVAL;
+      return false;
+    }
+  errno = 0;
+  double number = strtod (text, NULL);
+  if (errno == ERANGE || !isfinite (number))
+    {
+      errno = ERANGE;
+      return false;
+    }
+  *value = number;
   return true;
 }
 
@@ -211,10 +266,8 @@ options_uint (const char *option, const char *text, uint64_t min, uint64_t max)
 double
 options_double (const char *option, const char *text, double min, double max)
 {
-  char *end;
-  errno = 0;
-  double value = strtod (text, &end);
-  if (end == text || *end || errno == ERANGE || !isfinite (value))
+  double value;
+  if (!options_parse_decimal (text, &value))
     die (EXIT_USAGE, 0, "%s: invalid number %s", option, quote (text));
   if (value < min || value > max)
     die (EXIT_USAGE, 0, "%s: %s out of range [%g, %g]", option, quote (text), min, max);

@@ -27,8 +27,9 @@ enum
 /* First thing in every main, before anything is opened: descriptors 0-2
    are made open (on /dev/null where closed, so nothing else lands there),
    messages name the program (getopt_long's
-   own ones too, which use argv[0]), and a write to stdout that was lost
-   fails the command at exit (close_stdout).  */
+   own ones too, which use argv[0]), a write to stdout that was lost
+   fails the command at exit (close_stdout), and SIGXFSZ is ignored so
+   that the file size limit gives EFBIG, an error like any other.  */
 void options_init (char **argv);
 
 /* The last cases of every option loop: --help runs USAGE (which exits 0),
@@ -67,6 +68,15 @@ bool options_parse_size (const char *text, uint64_t *value);
    The one number parser of options and handle rows.  */
 bool options_parse_uint (const char *text, uint64_t max, uint64_t *value);
 
+/* Parse TEXT as a decimal number: an optional '-', digits with at most
+   one '.' (at least one digit), then optionally an exponent (e or E, an
+   optional sign, digits).  No blanks, '+', hex, inf or nan.  False (errno
+   EINVAL, or ERANGE beyond a double's range) if it is not one.  */
+bool options_parse_decimal (const char *text, double *value);
+
+/* The option parsers: integers (options_parse_uint), decimals
+   (options_parse_decimal) and sizes (options_parse_size) only, so that
+   " 5", "+5", "0x10" or "0x1p3" are never taken for numbers.  */
 uint64_t options_uint (const char *option, const char *text,
                        uint64_t min, uint64_t max);
 double options_double (const char *option, const char *text,

@@ -107,3 +107,36 @@ Try '$prog --help' for more information."
   [ -n "$ARENABENCH_VERSION" ] || skip "run through 'make check' (ARENABENCH_VERSION unset)"
   for_each_command check_closed_fds
 }
+
+# ------------------------------------------------ numbers in option values
+
+# Integers, decimals and sizes each have one strict parser: no blanks,
+# signs, hex, hex floats, inf or nan, whatever strtod or strtoul would take.
+suffix_hint() {
+  [ "$1" = size ] && echo ' (use bytes or a suffix such as 64K, 8MiB, 1G)'
+}
+
+@test "option values: ' 5', '5 ', '+5', 0x10, 0x1p3, inf and nan are refused with exit 64 and one line" {
+  local prog option value kind failed=0
+  while IFS='|' read -r prog option kind; do
+    for value in ' 5' '5 ' '+5' 0x10 0x1p3 inf nan '' 5e; do
+      run "$prog" "$option" "$value" < /dev/null
+      if [ "$status" -ne 64 ] || [ "$output" != "$prog: $option: invalid $kind '$value'$(suffix_hint "$kind")" ]; then
+        echo "$prog $option '$value': status $status, output: $output" >&2
+        failed=1
+      fi
+    done
+  done <<'EOF2'
+arena-produce|--items|number
+arena-produce|--timeout|number
+arena-produce|--size|size
+arena-produce|--fill-chunk|size
+arena-consume|--timeout|number
+arena-consume|--warmup-epochs|number
+bench-summarize|--confidence|number
+bench-summarize|--resamples|number
+h2d-check|--inflight|number
+d2h-overlap|--compute-ms|number
+EOF2
+  [ "$failed" -eq 0 ]
+}

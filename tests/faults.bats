@@ -501,3 +501,115 @@ require_pid_namespace() {
   assert_output "items
 8"
 }
+
+# ------------------------------------- blank objects, modes, file size limit
+
+# plant NAME SIZE MODE AGE [BYTE]: an object /dev/shm/NAME of SIZE bytes
+# (zeros, or BYTE repeated), mode MODE, last changed AGE seconds ago.
+plant() {
+  local path=/dev/shm/$1
+  if [ -n "${5:-}" ]; then
+    head -c "$2" /dev/zero | tr '\0' "$5" > "$path"
+  else
+    truncate -s "$2" "$path"
+  fi
+  chmod "$3" "$path"
+  touch -d "@$(( $(date +%s) - $4 ))" "$path"
+  PLANTED+=("$path")
+}
+
+# A producer killed between ftruncate and the header write leaves an
+# object of zeros, and one killed between shm_open and ftruncate an empty
+# one; neither is locked.  A blank object touched in the last seconds may
+# be one being created, and an object open to others, or with data that is
+# no arena header, is not ours: those stay.
+@test "--sweep removes blank objects whose creator died, and nothing else under the prefix" {
+  local p=arenabench.$$.
+  plant "${p}b1a00000000000000000001" 8192 600 60
+  plant "${p}b1a00000000000000000002" 0 600 60
+  plant "${p}b1a00000000000000000003" 8192 400 60
+  plant "${p}b1a00000000000000000004" 8192 600 0
+  plant "${p}b1a00000000000000000005" 8192 644 60
+  plant "${p}b1a00000000000000000006" 8192 600 60 x
+  plant "${p}b1a00000000000000000007" 0 660 60
+  run arena-produce --sweep
+  assert_status 0
+  [[ $output =~ ^removed\ [3-9]\ orphaned\ arenas\;\ [0-9]+\ in\ use\ left\ alone$ ]]
+  [ ! -e "/dev/shm/${p}b1a00000000000000000001" ]
+  [ ! -e "/dev/shm/${p}b1a00000000000000000002" ]
+  [ ! -e "/dev/shm/${p}b1a00000000000000000003" ]
+  [ -e "/dev/shm/${p}b1a00000000000000000004" ]
+  [ -e "/dev/shm/${p}b1a00000000000000000005" ]
+  [ -e "/dev/shm/${p}b1a00000000000000000006" ]
+  [ -e "/dev/shm/${p}b1a00000000000000000007" ]
+}
+
+@test "a blank object still locked by its creator is left alone, and removed once the lock is gone" {
+  command -v python3 > /dev/null || skip "python3 is needed to hold the creator's lock"
+  local name=arenabench.$$.b1a00000000000000000010
+  plant "$name" 8192 600 60
+  # The producer's lock (an OFD write lock on byte 0), held while it sweeps.
+  run python3 - "/dev/shm/$name" <<'PY'
+import fcntl, os, struct, subprocess, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, 37, struct.pack('hhxxxxqqixxxx', fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0))
+r = subprocess.run(['arena-produce', '--sweep'], stdout=subprocess.PIPE)
+sys.stdout.write(r.stdout.decode())
+PY
+  assert_status 0
+  [[ $output =~ ^removed\ [0-9]+\ orphaned\ arenas?\;\ [1-9][0-9]*\ in\ use\ left\ alone$ ]]
+  [ -e "/dev/shm/$name" ]
+  sweep_removes "/$name"
+}
+
+@test "umask 0277: the arena is still 0600 and the pipeline completes" {
+  background bash -c "umask 0277; exec arena-produce --size 4096 --items 2 --slots 2 --timeout 20" > "$TMP/rows.csv" 2> /dev/null
+  wait_rows "$TMP/rows.csv" 3
+  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  run stat -c %a "/dev/shm$ARENA"
+  assert_output 600
+  run bash -c "set -o pipefail; umask 0277; arena-produce --size 4096 --items 3 --slots 2 --timeout 5 | arena-consume --report run | cut -d, -f9,16"
+  assert_status 0
+  assert_output "items,mismatches
+3,0"
+}
+
+@test "an arena whose owner cannot write it (mode 0400): the consumer exits 65 saying so; a sweep removes it once orphaned" {
+  background arena-produce --size 4096 --items 2 --slots 2 --timeout 20 > "$TMP/rows.csv" 2> /dev/null
+  local producer=$LAST
+  wait_rows "$TMP/rows.csv" 3
+  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  chmod 0400 "/dev/shm$ARENA"
+  run arena-consume < "$TMP/rows.csv"
+  assert_status 65
+  assert_output "arena-consume: line 2: arena '$ARENA': its owner cannot read and write it (mode is not 0600)"
+  [ -e "/dev/shm$ARENA" ]
+  kill -KILL "$producer" $(pgrep -P "$producer")
+  wait "$producer" 2> /dev/null || true
+  sweep_removes "$ARENA"
+}
+
+@test "a second consumer of an arena: exit 65, another consumer holds this arena" {
+  command -v python3 > /dev/null || skip "python3 is needed to hold the first consumer's lock"
+  background arena-produce --size 4096 --items 2 --slots 2 --timeout 20 > "$TMP/rows.csv" 2> /dev/null
+  wait_rows "$TMP/rows.csv" 3
+  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  # The first consumer's lock (an OFD write lock on byte 1), held while a
+  # second one that opened the name before the first unlinked it attaches.
+  run python3 - "/dev/shm$ARENA" "$TMP/rows.csv" <<'PY'
+import fcntl, os, struct, subprocess, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, 37, struct.pack('hhxxxxqqixxxx', fcntl.F_WRLCK, os.SEEK_SET, 1, 1, 0))
+r = subprocess.run(['arena-consume'], stdin=open(sys.argv[2]), stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE)
+sys.stdout.write(r.stderr.decode() + 'status %d\n' % r.returncode)
+PY
+  assert_output "arena-consume: line 2: arena '$ARENA': another consumer holds this arena
+status 65"
+}
+
+@test "over the file size limit (ulimit -f): exit 71 with one line, no SIGXFSZ, nothing left" {
+  run bash -c "ulimit -f 64; arena-produce --size 1MiB --items 1 --slots 1"
+  assert_status 71
+  assert_output "arena-produce: cannot create a pool arena of 1052672 bytes in /dev/shm: larger than the file size limit (ulimit -f)"
+}

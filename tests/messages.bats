@@ -29,6 +29,40 @@ teardown() {
   assert_output "arena-produce: write error: Bad file descriptor"
 }
 
+# run_nonblocking CMD: run CMD with stdout a non-blocking pipe that is
+# read only after a second, so it fills; print CMD's stderr, its status and
+# how many lines came through.
+run_nonblocking() {
+  python3 - "$1" <<'PY'
+import os, subprocess, sys, time
+r, w = os.pipe()
+os.set_blocking(w, False)
+p = subprocess.Popen(['bash', '-c', sys.argv[1]], stdout=w, stderr=subprocess.PIPE)
+os.close(w)
+time.sleep(1)
+data = b''
+while True:
+    chunk = os.read(r, 65536)
+    if not chunk:
+        break
+    data += chunk
+err = p.stderr.read().decode()
+sys.stdout.write(err + 'status %d, %d lines\n' % (p.wait(), data.count(b'\n')))
+PY
+}
+
+@test "a non-blocking stdout that fills up: the writers wait and go on, exit 0, every line" {
+  command -v python3 > /dev/null || skip "python3 is needed to make a non-blocking pipe"
+  # Receipts through stdio, and handle rows through write(2).
+  run run_nonblocking "arena-produce --size 4K --items 3000 --slots 4 2> /dev/null | arena-consume"
+  assert_output "status 0, 3001 lines"
+  # The producer's stdout, the pipe to a consumer that starts reading late.
+  run bash -c "set -o pipefail; python3 -c 'import os, sys; os.set_blocking(1, False); os.execvp(sys.argv[1], sys.argv[1:])' arena-produce --size 4K --items 3000 --slots 3000 | (sleep 1; arena-consume --report run) | cut -d, -f9,16"
+  assert_status 0
+  assert_output "items,mismatches
+3000,0"
+}
+
 @test "a consumer with stderr closed still writes its receipts, and exits 0" {
   run bash -c 'arena-produce --size 4K --items 20 | arena-consume --report run 2>&- | cut -d, -f1,9'
   assert_status 0
@@ -83,6 +117,32 @@ seq1_leaf0.npy"
   [ "$(ls -A "$TMP/npy" | wc -l)" -eq 2 ]
   [ -L "$(echo "$TMP"/npy/.seq0_leaf0.npy.*.0)" ]
   [ "$(stat -c %s "$TMP/npy/seq0_leaf0.npy")" -eq $((128 + 400)) ]
+}
+
+# long_dir LENGTH: make a directory whose absolute name has LENGTH bytes.
+long_dir() {
+  local p=$TMP/long
+  while [ ${#p} -lt "$1" ]; do p=$p/$(printf 'd%.0s' $(seq 200)); done
+  p=${p:0:$1}
+  [ "${p: -1}" != / ] || p=${p:0:$(($1 - 1))}x
+  mkdir -p "$p"
+  LONG_DIR=$p
+}
+
+# The longest name written in the directory is a temporary one of 76
+# bytes with its '/': a directory of up to PATH_MAX - 77 bytes works, a
+# longer one is refused before anything is read, never cut short.
+@test "--save-dir near PATH_MAX: 4019 bytes works, 4020 is refused with exit 64" {
+  long_dir 4019
+  run bash -c "arena-produce --size 400 --items 1 2> /dev/null | arena-consume --save-dir '$LONG_DIR' > /dev/null"
+  assert_status 0
+  [ "$(stat -c %s "$LONG_DIR/seq0_leaf0.npy")" -eq $((128 + 400)) ]
+  long_dir 4020
+  run bash -c "arena-produce --size 400 --items 1 2> /dev/null | arena-consume --save-dir '$LONG_DIR' > /dev/null"
+  assert_status 64
+  # A name quoted in a message is cut after 1018 bytes.
+  assert_output "arena-consume: --save-dir: '${LONG_DIR:0:1018}...: too long: the names of the files in it would exceed PATH_MAX (4096 bytes)"
+  [ -z "$(ls -A "$LONG_DIR")" ]
 }
 
 # ------------------------------------------------------ names and inputs

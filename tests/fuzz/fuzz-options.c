@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <regex.h>
 
 #include "options.h"
 
@@ -86,6 +87,23 @@ all_digits (const char *text)
   return true;
 }
 
+/* The decimal grammar read another way, as a POSIX extended regex: an
+   optional '-', digits with at most one '.', then an optional exponent.  */
+static bool
+decimal_text (const char *text)
+{
+  static regex_t re;
+  static bool compiled;
+  if (!compiled)
+    {
+      if (regcomp (&re, "^-?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$",
+                   REG_EXTENDED | REG_NOSUB) != 0)
+        abort ();
+      compiled = true;
+    }
+  return regexec (&re, text, 0, NULL, 0) == 0;
+}
+
 static const uint64_t ranges[][2] = {
   { 0, UINT64_MAX }, { 1, 1ULL << 40 }, { 1, 1024 }, { 1, 65536 }, { 5, 5 }, { 0, 0 },
   { 1, UINT32_MAX }, { 100, 10 },
@@ -149,7 +167,8 @@ body (void *context)
         const double *dr = double_ranges[in->range % ARRAY_SIZE (double_ranges)];
         double v = options_double ("--timeout", text, dr[0], dr[1]);
         double want = strtod (text, NULL);
-        FUZZ_ASSERT (isfinite (v) && v == want && v >= dr[0] && v <= dr[1],
+        FUZZ_ASSERT (decimal_text (text) && isfinite (v) && v == want
+                     && v >= dr[0] && v <= dr[1],
                      "options_double '%s' gave %g", text, v);
         break;
       }
@@ -221,8 +240,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         char *end;
         errno = 0;
         double v = strtod (text, &end);
-        FUZZ_ASSERT (end == text || *end || errno == ERANGE || !isfinite (v) || v < dr[0]
-                     || v > dr[1], "options_double refused '%s'", text);
+        FUZZ_ASSERT (!decimal_text (text) || end == text || *end || errno == ERANGE
+                     || !isfinite (v) || v < dr[0] || v > dr[1],
+                     "options_double refused '%s'", text);
         break;
       }
     case 4:

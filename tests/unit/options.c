@@ -190,6 +190,60 @@ main (int argc, char **argv)
   is_double (options_double ("--timeout", "1e6", 0.001, 1e6), 1e6, 0, "double at max");
   is_double (options_double ("--x", "-2.5", -10, 10), -2.5, 0, "double negative");
 
+  /* options_parse_decimal: strtod's wider language is refused.  */
+  static const struct
+  {
+    const char *text;
+    bool ok;
+    int err;
+    double want;
+  } decimals[] = {
+    { "5", true, 0, 5 },
+    { "0.5", true, 0, 0.5 },
+    { "5.", true, 0, 5 },
+    { ".5", true, 0, 0.5 },
+    { "007.250", true, 0, 7.25 },
+    { "1e3", true, 0, 1000 },
+    { "1E3", true, 0, 1000 },
+    { "2.5e-1", true, 0, 0.25 },
+    { "1e+2", true, 0, 100 },
+    { "-2.5", true, 0, -2.5 },
+    { "0", true, 0, 0 },
+    { "", false, EINVAL, 0 },
+    { ".", false, EINVAL, 0 },
+    { "-", false, EINVAL, 0 },
+    { " 5", false, EINVAL, 0 },
+    { "\t5", false, EINVAL, 0 },
+    { "5 ", false, EINVAL, 0 },
+    { "+5", false, EINVAL, 0 },
+    { "--5", false, EINVAL, 0 },
+    { "0x10", false, EINVAL, 0 },
+    { "0x1p3", false, EINVAL, 0 },
+    { "inf", false, EINVAL, 0 },
+    { "infinity", false, EINVAL, 0 },
+    { "nan", false, EINVAL, 0 },
+    { "1e", false, EINVAL, 0 },
+    { "1e+", false, EINVAL, 0 },
+    { "e3", false, EINVAL, 0 },
+    { "1.2.3", false, EINVAL, 0 },
+    { "1,5", false, EINVAL, 0 },
+    { "5s", false, EINVAL, 0 },
+    { "1e999", false, ERANGE, 0 },
+    { "-1e999", false, ERANGE, 0 },
+  };
+  for (size_t i = 0; i < ARRAY_SIZE (decimals); i++)
+    {
+      double value = 12345;
+      errno = 0;
+      bool parsed = options_parse_decimal (decimals[i].text, &value);
+      int err = errno;
+      if (!ok (parsed == decimals[i].ok && (parsed ? value == decimals[i].want
+                                            : err == decimals[i].err && value == 12345),
+               "parse_decimal '%s' %s", decimals[i].text,
+               decimals[i].ok ? "accepted" : decimals[i].err == ERANGE ? "ERANGE" : "EINVAL"))
+        printf ("#   parsed %d, errno %d, value %g\n", parsed, err, value);
+    }
+
   /* options_choice.  */
   static const char *const names[] = { "pool", "ring", "third", NULL };
   ok (options_choice ("--backend", "pool", names) == 0, "choice pool is 0");
