@@ -16,7 +16,7 @@ enum
 {
   OPT_BY = OPTION_FIRST_PRIVATE, OPT_VALUE, OPT_RATIO, OPT_COMPARE, OPT_CI,
   OPT_CI_STAT, OPT_CONFIDENCE, OPT_RESAMPLES, OPT_SEED, OPT_PERCENTILES,
-  OPT_FORMAT, OPT_PLOT, OPT_STRICT, OPT_BASELINE, OPT_FAIL_IF_WORSE,
+  OPT_FORMAT, OPT_PLOT, OPT_STRICT, OPT_BASELINE, OPT_FAIL_IF_WORSE, OPT_LOG_SCALE,
 };
 
 static const struct option long_options[] = {
@@ -35,6 +35,7 @@ static const struct option long_options[] = {
   { "format", required_argument, NULL, OPT_FORMAT },
   { "plot", no_argument, NULL, OPT_PLOT },
   { "strict", no_argument, NULL, OPT_STRICT },
+  { "log-scale", no_argument, NULL, OPT_LOG_SCALE },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -68,6 +69,9 @@ concatenated.\n\
                            order statistics for the median)\n\
   --ci-stat STAT         auto, mean, median or gmean (default auto: the mean,\n\
                            the geometric mean of --ratio columns)\n\
+  --log-scale            values must be > 0; the mean's t and boot-t intervals\n\
+                           are found on the log scale (log-t, log-boot-t),\n\
+                           so they stay positive (for rates and times)\n\
   --confidence C         confidence level in (0, 1) (default 0.95)\n\
   --resamples B          bootstrap resamples (default 10000; 0: no bootstrap)\n\
   --seed N               seed of the resampling (default: random, reported)\n\
@@ -172,6 +176,9 @@ main (int argc, char **argv)
         break;
       case OPT_STRICT:
         options.strict = true;
+        break;
+      case OPT_LOG_SCALE:
+        options.log_scale = config.log_scale = true;
         break;
       default:
         options_common (c, usage);

@@ -163,6 +163,13 @@ studentized (const struct bootstrap_config *config, const double *x, size_t n,
       long double var = (s2 - s1 * s1 / n) / (n - 1);
       double shift = (double) (s1 / n);
       double se_r = var > 0 ? (double) sqrtl (var / n) : 0;
+      if (config->log_scale)
+        {
+          /* log(mean*) - log(mean), over the delta method's se* / mean*. */
+          double m_r = mean + shift;
+          shift = log1p (shift / mean);
+          se_r /= m_r;
+        }
       reps[r] = se_r > 0 ? shift / se_r : shift > 0 ? INFINITY : shift < 0 ? -INFINITY : 0;
     }
   stats_sort (reps, b);
@@ -170,8 +177,16 @@ studentized (const struct bootstrap_config *config, const double *x, size_t n,
   double t_low = stats_quantile_sorted (reps, b, alpha);
   double t_high = stats_quantile_sorted (reps, b, 1 - alpha);
   free (reps);
-  *low = mean - t_high * se;
-  *high = mean - t_low * se;
+  if (config->log_scale)
+    {
+      *low = mean * exp (-t_high * se / mean);
+      *high = mean * exp (-t_low * se / mean);
+    }
+  else
+    {
+      *low = mean - t_high * se;
+      *high = mean - t_low * se;
+    }
   if (!isfinite (*low) || !isfinite (*high))
     return "too many resamples without spread";
   return NULL;

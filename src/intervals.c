@@ -26,6 +26,21 @@ interval_t_mean (double mean, double sd, size_t n, double confidence,
   return NULL;
 }
 
+const char *
+interval_log_t_mean (double mean, double sd, size_t n, double confidence,
+                     double *low, double *high)
+{
+  *low = *high = NAN;
+  if (!(mean > 0))
+    return "the mean is not positive (no log scale)";
+  const char *why = interval_t_mean (log (mean), sd / mean, n, confidence, low, high);
+  if (why)
+    return why;
+  *low = mean * exp (*low - log (mean));
+  *high = mean * exp (*high - log (mean));
+  return NULL;
+}
+
 size_t
 interval_median_min_n (double confidence)
 {
@@ -121,10 +136,10 @@ interval_welch (double mean1, double sd1, size_t n1,
       w->ratio_why = "the base mean is not clearly away from 0: Fieller's interval is unbounded";
       return;
     }
-  double disc = b * b - a * c;
-  if (disc < 0)
-    disc = 0;
-  double root = sqrt (disc);
+  /* b^2 - a c, expanded so nothing cancels: q^2 (v1 a + mean1^2 v2),
+     both terms >= 0 once a > 0.  As b^2 - a c it lost every digit when
+     the standard errors were below 1e-8 of the means.  */
+  double root = q * sqrt (v1 * a + mean1 * mean1 * v2);
   /* The root nearer 0 by c / (b +- root), without cancellation.  */
   double r1, r2;
   if (b >= 0)
@@ -137,8 +152,10 @@ interval_welch (double mean1, double sd1, size_t n1,
       r1 = (b - root) / a;
       r2 = c / (b - root);
     }
-  w->ratio_low = fmin (r1, r2);
-  w->ratio_high = fmax (r1, r2);
+  /* The point solves the inequality with equality 0 <= q^2 (...), so it
+     lies within; fmin and fmax keep it there against the last bit.  */
+  w->ratio_low = fmin (fmin (r1, r2), w->ratio);
+  w->ratio_high = fmax (fmax (r1, r2), w->ratio);
   if (!isfinite (w->ratio_low) || !isfinite (w->ratio_high))
     {
       w->ratio_low = w->ratio_high = NAN;

@@ -13,6 +13,13 @@
 const char *interval_t_mean (double mean, double sd, size_t n, double confidence,
                              double *low, double *high);
 
+/* The same on the log scale, for positive data: the delta method's
+   standard error of log(mean), SD / (MEAN sqrt(N)), gives
+   MEAN * exp(-+ t * SD / (MEAN sqrt(N))), an interval of the mean that
+   is never negative and is wider above than below.  */
+const char *interval_log_t_mean (double mean, double sd, size_t n, double confidence,
+                                 double *low, double *high);
+
 /* [x(j), x(n+1-j)] of SORTED data, with the largest J whose coverage
    1 - 2 P(B <= j-1), B ~ Binomial(N, 1/2), is at least CONFIDENCE.  None
    exists when N < 1 - log2(1 - CONFIDENCE) (N <= 5 at 95%).  *COVERAGE

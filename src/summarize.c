@@ -413,6 +413,22 @@ warn_cells (const struct summary_value *value, bool strict)
           quote (value->name), more);
 }
 
+/* --log-scale: every summarized value above 0, or an error naming the
+   first that is not.  */
+static void
+require_positive (const struct summary_data *d)
+{
+  for (size_t v = 0; v < d->nvalues; v++)
+    for (size_t g = 0; d->values[v].numeric && g < d->ngroups; g++)
+      {
+        const struct summary_cell *c = &d->groups[g].cells[v];
+        for (size_t i = 0; i < c->n; i++)
+          if (!(c->values[i] > 0))
+            die (EXIT_DATAERR, 0, "--log-scale: column %s holds %g, not above 0",
+                 quote (d->values[v].name), c->values[i]);
+      }
+}
+
 void
 summarize_finish (struct summary_data *d)
 {
@@ -478,6 +494,8 @@ summarize_finish (struct summary_data *d)
             d->groups[g].cells[v] = (struct summary_cell) { 0 };
           }
     }
+  if (d->reader->options->log_scale)
+    require_positive (d);
   if (d->reader->options->baseline)
     {
       bool base = false, candidate = false;

@@ -31,6 +31,7 @@ struct summarize_options
   const char *compare;          /* "COL=LEVEL", or NULL */
   const char *baseline;         /* a baseline file to compare with, or NULL */
   bool strict;                  /* missing, infinite and text cells are errors */
+  bool log_scale;               /* every summarized value must be > 0 */
 };
 
 /* Where the first few bad cells of a column were, for the warnings.  */
@@ -113,6 +114,7 @@ struct summary_config
   size_t resamples;
   uint64_t seed;
   bool progress;                /* show bootstrap progress on stderr */
+  bool log_scale;               /* the mean's t and boot-t on the log scale */
 };
 
 /* One output row: one group and one value column.  Unknown numbers
@@ -125,6 +127,7 @@ struct summary_row
   double ci_low, ci_high;
   enum ci_stat ci_stat;         /* never CI_STAT_AUTO */
   enum ci_method ci_method;     /* never CI_AUTO */
+  bool ci_log;                  /* t or boot-t on the log scale ("log-t") */
   bool seeded;                  /* the interval drew from the seed */
   const char *ci_why;           /* why there is no interval, or NULL */
   double *percentiles;

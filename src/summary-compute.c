@@ -64,20 +64,27 @@ choose_ci (const struct summary_config *config, const struct summary_value *valu
           ? CI_BOOT_T : CI_T;
     }
   row->ci_method = method;
+  /* Positive data stay positive: percentile and BCa intervals lie within
+     the data already; t and boot-t move to the log scale.  */
+  row->ci_log = config->log_scale && stat == CI_STAT_MEAN
+    && (method == CI_T || method == CI_BOOT_T);
 }
 
 /* The interval of the mean of X (sorted) by METHOD.  */
 static const char *
-mean_interval (const struct summary_config *config, enum ci_method method,
+mean_interval (const struct summary_config *config, enum ci_method method, bool log_scale,
                const double *x, size_t n, double mean, double sd, struct rng *rng,
                double *low, double *high)
 {
   if (method == CI_T)
-    return interval_t_mean (mean, sd, n, config->confidence, low, high);
+    return (log_scale ? interval_log_t_mean : interval_t_mean) (mean, sd, n,
+                                                               config->confidence,
+                                                               low, high);
   struct bootstrap_config b = {
     .method = method == CI_BCA ? BOOTSTRAP_BCA
       : method == CI_BOOT_T ? BOOTSTRAP_STUDENT : BOOTSTRAP_PERCENTILE,
     .confidence = config->confidence, .resamples = config->resamples,
+    .log_scale = log_scale,
     .progress = progress_rows ? show_progress : NULL,
   };
   if (n >= 2 && !(sd > 0))
@@ -134,7 +141,7 @@ compute_interval (struct summary_data *d, const struct summary_config *config,
         for (size_t i = 0; i < n; i++)
           logs[i] = log (x[i]);
         double m = stats_mean (logs, n);
-        const char *why = mean_interval (config, row->ci_method, logs, n, m,
+        const char *why = mean_interval (config, row->ci_method, false, logs, n, m,
                                          stats_sd (logs, n, m), &rng,
                                          &row->ci_low, &row->ci_high);
         free (logs);
@@ -143,7 +150,8 @@ compute_interval (struct summary_data *d, const struct summary_config *config,
         return why;
       }
     default:
-      return mean_interval (config, row->ci_method, x, n, row->mean, row->sd, &rng,
+      return mean_interval (config, row->ci_method, row->ci_log, x, n, row->mean, row->sd,
+                            &rng,
                             &row->ci_low, &row->ci_high);
     }
 }

@@ -14,6 +14,11 @@ const char *const summary_format_names[SUMMARY_FORMAT_COUNT + 1] = {
   "csv", "table", "json", "markdown", NULL
 };
 
+/* How ci_method reads when the interval was found on the log scale.  */
+static const char *const summary_log_method_names[CI_METHOD_COUNT] = {
+  [CI_T] = "log-t", [CI_BOOT_T] = "log-boot-t",
+};
+
 /* One output field, formatted late so every format shares the layout.  */
 struct field
 {
@@ -115,7 +120,8 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
           x = text (ci_stat_names[row->ci_stat]);
           break;
         case STAT_CI_METHOD:
-          x = text (ci_method_names[row->ci_method]);
+          x = text (row->ci_log ? summary_log_method_names[row->ci_method]
+                    : ci_method_names[row->ci_method]);
           break;
         case STAT_CI_LEVEL:
           x.kind = STAT_NUMBER;
@@ -426,7 +432,7 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
   free (f);
 }
 
-/* Who a compared row is: its other group keys, then its level.  */
+/* Who a compared row is: "KEY=VALUE, ..., COL=LEVEL vs COL=BASE".  */
 static void
 row_label (const struct summary_data *d, const struct summary_row *row, char *buf, size_t size)
 {
@@ -436,8 +442,88 @@ row_label (const struct summary_data *d, const struct summary_row *row, char *bu
   for (size_t i = 0; i < d->ngroup_names && used < size; i++)
     if (i != d->compare_index)
       used += (size_t) snprintf (buf + used, size - used, "%s=%s, ", d->group_names[i], key[i]);
+  const char *col = d->group_names[d->compare_index];
   if (used < size)
-    snprintf (buf + used, size - used, "%s", key[d->compare_index]);
+    snprintf (buf + used, size - used, "%s=%s vs %s=%s", col, key[d->compare_index], col,
+              d->compare_level);
+}
+
+/* Which way is faster for a column, by its name: rates end in _per_s,
+   times in a unit of time.  */
+enum direction { DIRECTION_NONE, DIRECTION_RATE, DIRECTION_TIME };
+static const struct
+{
+  const char *suffix;
+  enum direction direction;
+} direction_suffixes[] = {
+  { "_per_s", DIRECTION_RATE }, { "_per_sec", DIRECTION_RATE }, { "per_second", DIRECTION_RATE },
+  { "_s", DIRECTION_TIME }, { "_sec", DIRECTION_TIME }, { "seconds", DIRECTION_TIME },
+  { "_ms", DIRECTION_TIME }, { "_us", DIRECTION_TIME }, { "_ns", DIRECTION_TIME },
+};
+static const char *const time_names[] = { "s", "sec", "ms", "us", "ns", "seconds" };
+
+static enum direction
+column_direction (const char *name)
+{
+  size_t len = strlen (name);
+  for (size_t i = 0; i < ARRAY_SIZE (direction_suffixes); i++)
+    {
+      size_t k = strlen (direction_suffixes[i].suffix);
+      if (len >= k && STREQ (name + len - k, direction_suffixes[i].suffix))
+        return direction_suffixes[i].direction;
+    }
+  for (size_t i = 0; i < ARRAY_SIZE (time_names); i++)
+    if (STREQ (name, time_names[i]))
+      return DIRECTION_TIME;
+  return DIRECTION_NONE;
+}
+
+/* The word for a shown change of COLUMN upward (UP) or downward.  */
+static const char *
+change_word (const char *column, bool up)
+{
+  switch (column_direction (column))
+    {
+    case DIRECTION_RATE:
+      return up ? "faster" : "slower";
+    case DIRECTION_TIME:
+      return up ? "slower" : "faster";
+    default:
+      return up ? "higher" : "lower";
+    }
+}
+
+/* X, LOW and HIGH rounded to the interval's precision: two significant
+   digits of its shorter half, so no digit printed is finer than the
+   interval can tell.  Without a usable width, the fewest digits (at
+   least 3) that tell the three apart.  */
+static void
+ci_texts (double x, double low, double high, char *tx, char *tl, char *th, size_t size)
+{
+  double half = fmin (x - low, high - x);
+  if (!(half > 0))
+    half = (high - low) / 2;
+  if (half > 0 && isfinite (half))
+    {
+      int place = (int) floor (log10 (half)) - 1;
+      double biggest = fmax (fabs (low), fabs (high));
+      int lead = biggest > 0 ? (int) floor (log10 (biggest)) : 0;
+      if (lead - place < 17)
+        {
+          int decimals = place < 0 ? -place : 0;
+          /* %.*f rounds to the decimals; above the units, round first. */
+          double unit = place > 0 ? pow (10, place) : 0;
+          snprintf (tx, size, "%.*f", decimals, unit ? round (x / unit) * unit : x);
+          snprintf (tl, size, "%.*f", decimals, unit ? round (low / unit) * unit : low);
+          snprintf (th, size, "%.*f", decimals, unit ? round (high / unit) * unit : high);
+          return;
+        }
+    }
+  double v[3] = { x, low, high };
+  int k = distinct_digits (v, 3, 3);
+  digits (x, k, tx, size);
+  digits (low, k, tl, size);
+  digits (high, k, th, size);
 }
 
 void
@@ -453,43 +539,31 @@ summary_output_verdicts (FILE *out, const struct summary_data *d,
         continue;
       const struct welch *w = &row->welch;
       const char *column = d->values[row->value].name;
-      char who[512], p[32], x[48], lo[48], hi[48];
+      char who[512], p[32], x[64], lo[64], hi[64];
       row_label (d, row, who, sizeof who);
       fputs (prefix, out);
       if (w->diff_why)
         {
-          fprintf (out, "%s: %s not compared with %s: %s\n", who, column, d->compare_level,
-                   w->diff_why);
+          fprintf (out, "%s: %s not compared: %s\n", who, column, w->diff_why);
           continue;
         }
       p_text (w->p, p, sizeof p);
       bool shown = w->p < 1 - config->confidence;
-      if (!w->ratio_why)
-        {
-          double v[3] = { w->ratio, w->ratio_low, w->ratio_high };
-          int k = distinct_digits (v, 3, 3);
-          digits (w->ratio, k, x, sizeof x);
-          digits (w->ratio_low, k, lo, sizeof lo);
-          digits (w->ratio_high, k, hi, sizeof hi);
-          if (shown)
-            fprintf (out, "%s: %sx [%s, %s] the %s of %s, p = %s\n", who, x, lo, hi, column,
-                     d->compare_level, p);
-          else
-            fprintf (out, "%s: no difference shown at %g%% in %s against %s (%sx [%s, %s], p = %s)\n",
-                     who, level, column, d->compare_level, x, lo, hi, p);
-          continue;
-        }
-      double v[3] = { w->diff, w->diff_low, w->diff_high };
-      int k = distinct_digits (v, 3, 3);
-      digits (w->diff, k, x, sizeof x);
-      digits (w->diff_low, k, lo, sizeof lo);
-      digits (w->diff_high, k, hi, sizeof hi);
-      if (shown)
-        fprintf (out, "%s: %s differs from %s's by %s [%s, %s], p = %s (no ratio: %s)\n",
-                 who, column, d->compare_level, x, lo, hi, p, w->ratio_why);
+      bool ratio = !w->ratio_why;
+      if (ratio)
+        ci_texts (w->ratio, w->ratio_low, w->ratio_high, x, lo, hi, sizeof x);
       else
-        fprintf (out, "%s: no difference shown at %g%% in %s against %s (difference %s [%s, %s], p = %s)\n",
-                 who, level, column, d->compare_level, x, lo, hi, p);
+        ci_texts (w->diff, w->diff_low, w->diff_high, x, lo, hi, sizeof x);
+      const char *times = ratio ? "x" : "";
+      if (!shown)
+        fprintf (out, "%s: %s no difference shown at %g%% (%s%s [%s, %s], p = %s)\n",
+                 who, column, level, x, times, lo, hi, p);
+      else if (ratio)
+        fprintf (out, "%s: %s %s%s [%s, %s] %s (p = %s)\n", who, column, x, times, lo, hi,
+                 change_word (column, w->diff > 0), p);
+      else
+        fprintf (out, "%s: %s %s by %s [%s, %s] (p = %s; no ratio: %s)\n", who, column,
+                 change_word (column, w->diff > 0), x, lo, hi, p, w->ratio_why);
     }
 }
 

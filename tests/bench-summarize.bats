@@ -378,7 +378,7 @@ new,13.5"
 base  x       3        0    11   1  0.57735    10      11    12  8.51586  13.4841  mean     t              0.95          11              0                0              -             -              -     -            -             -         -                -                 -        -   -        -
 new   x       3        0  12.5   1  0.57735  11.5    12.5  13.5  10.0159  14.9841  mean     t              0.95        12.5              0                0  base  1.13636      0.936693        1.38534   1.5    -0.766958       3.76696   13.6364         -6.33067           38.5345  1.83712   4     0.14
 
-new: no difference shown at 95% in x against base (1.14x [0.937, 1.39], p = 0.14)"
+arm=new vs arm=base: x no difference shown at 95% (1.14x [0.94, 1.39], p = 0.14)"
   run bench-summarize --resamples 0 --format table --value t --percentiles 50 <<<"t
 1000000001
 1000000002
@@ -389,10 +389,12 @@ t       3        0  1000000002   1  0.57735  1000000001  1000000002  1000000003 
 }
 
 @test "a ratio near 1 with a tiny p keeps the digits that tell it from its interval's ends" {
-  # The 6-digit table printed such a ratio as 1 [1, 1] beside p = 3e-6.
+  # The 6-digit table printed such a ratio as 1 [1, 1] beside p = 3e-6; the
+  # digits are those of the interval: two significant ones of its half width.
+  # A column in ns is a time: higher is slower.
   run sh -c "printf 'arm,ns\nb,1000000.0\nb,1000000.1\nb,999999.9\nb,1000000.05\nn,1000001.0\nn,1000001.1\nn,1000000.9\nn,1000001.05\n' \
     | bench-summarize --compare arm=b --resamples 0 --format table | tail -n 1"
-  assert_output "n: 1.000001x [1.0000009, 1.0000011] the ns of b, p = 3.1e-6"
+  assert_output "arm=n vs arm=b: ns 1.00000100x [1.00000085, 1.00000115] slower (p = 3.1e-6)"
 }
 
 @test "--format json: numbers as numbers, unknowns as null" {
@@ -429,7 +431,7 @@ new,23.5"
 | base | x      |   3 |       0 |   11 |   1 | 0.57735 |   10 |     11 |   12 | 8.51586 | 13.4841 | mean    | t         |     0.95 |      |   11 |             0 |               0 |      |       - |            - |             - |    - |           - |            - |        - |               - |                - |       - |   - |       - |
 | new  | x      |   3 |       0 | 22.5 |   1 | 0.57735 | 21.5 |   22.5 | 23.5 | 20.0159 | 24.9841 | mean    | t         |     0.95 |      | 22.5 |             0 |               0 | base | 2.04545 |      1.75154 |       2.42813 | 11.5 |     9.23304 |       13.767 |  104.545 |          75.154 |          142.813 | 14.0846 |   4 | 0.00015 |
 
-- new: 2.05x [1.75, 2.43] the x of base, p = 0.00015"
+- arm=new vs arm=base: x 2.05x [1.75, 2.43] higher (p = 0.00015)"
 }
 
 @test "the median's interval: order statistics, none below 6 values at 95%, said once" {
@@ -465,9 +467,10 @@ v,19,0,107.47368421052632,22.564397771348247,5.176627874061126,100,102,200,96.59
   run bench-summarize --baseline "$TMP/base.csv" --by arm --value ms --fail-if-worse ms:5%:lower \
     --format csv "$TMP/cand.csv"
   assert_status 1
-  # a: 1.1x, Fieller [1.081, 1.119]: all of it beyond 1.05.  b: 1.01x.
+  # a: 1.1x, Fieller [1.081, 1.119]: all of it beyond 1.05 (mpmath at 50 digits:
+  # 1.08105565931160285, 1.11930847181515043).  b: 1.01x.
   [ "${#lines[@]}" -eq 6 ]
-  [[ "${lines[3]}" == a,candidate,ms,6,0,11,*,baseline,1.1,1.081055659311607,1.119308471815146,* ]]
+  [[ "${lines[3]}" == a,candidate,ms,6,0,11,*,baseline,1.1,1.081055659311603,1.1193084718151503,* ]]
   [ "${lines[5]}" = "bench-summarize: arm=a, ms: regression: 1.1x [1.081, 1.119] the baseline, worse by more than 5% at 95% (lower is better)" ]
   # b is 1% slower: within 5%.  And where higher is better, a is better.
   run bench-summarize --baseline "$TMP/base.csv" --by arm --value ms --fail-if-worse ms:5%:higher \
@@ -754,8 +757,8 @@ size_mib  arm       column  n  missing  mean        sd         se   min  median 
 64        pinned    h2d_ms  4        0  8.05  0.129099  0.0645497   7.9    8.05   8.2   7.84457  8.25543  mean     t              0.95         7.915   8.185              0                0  pageable  0.766667      0.729469       0.806994  -2.45     -2.95757      -1.94243  -23.3333         -27.0531          -19.3006  -13.5902  3.86367  0.00021
 64        pageable  h2d_ms  4        0  10.5   0.33665   0.168325  10.1    10.5  10.9   9.96431  11.0357  mean     t              0.95        10.145  10.855              0                0                   -             -              -      -            -             -         -                -                 -         -        -        -
 
-size_mib=8, pinned: 0.719x [0.594, 0.867] the h2d_ms of pageable, p = 0.0056
-size_mib=64, pinned: 0.767x [0.729, 0.807] the h2d_ms of pageable, p = 0.00021
+size_mib=8, arm=pinned vs arm=pageable: h2d_ms 0.72x [0.59, 0.87] faster (p = 0.0056)
+size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p = 0.00021)
 EOF
   ;;
   4) cat <<'EOF'
@@ -792,10 +795,10 @@ pageable  8         candidate  h2d_ms  4        0   1.6  0.163299  0.0816497   1
 pinned    64        candidate  h2d_ms  4        0  8.05  0.129099  0.0645497   7.9    8.05   8.2   7.84457  8.25543  mean     t              0.95         7.915   8.185              0                0  baseline      1      0.972629        1.02814     0    -0.223371      0.223371         0         -2.73709           2.81411  0   6        1
 pageable  64        candidate  h2d_ms  4        0  10.5   0.33665   0.168325  10.1    10.5  10.9   9.96431  11.0357  mean     t              0.95        10.145  10.855              0                0  baseline      1      0.946003        1.05708     0    -0.582482      0.582482         0         -5.39975           5.70796  0   6        1
 
-arm=pinned, size_mib=8, candidate: no difference shown at 95% in h2d_ms against baseline (1x [0.822, 1.22], p = 1)
-arm=pageable, size_mib=8, candidate: no difference shown at 95% in h2d_ms against baseline (1x [0.837, 1.19], p = 1)
-arm=pinned, size_mib=64, candidate: no difference shown at 95% in h2d_ms against baseline (1x [0.973, 1.03], p = 1)
-arm=pageable, size_mib=64, candidate: no difference shown at 95% in h2d_ms against baseline (1x [0.946, 1.06], p = 1)
+arm=pinned, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.82, 1.22], p = 1)
+arm=pageable, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.84, 1.19], p = 1)
+arm=pinned, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.973, 1.028], p = 1)
+arm=pageable, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.946, 1.057], p = 1)
 EOF
   ;;
   esac
@@ -847,4 +850,70 @@ overlap_efficiency 4 mean
 cpu_launch_skew_ms 4 mean
 transfer_gbps 4 mean
 serialized_ms/concurrent_ms 4 gmean"
+}
+
+# --- issue 21 --------------------------------------------------------------------
+
+@test "Fieller's interval keeps its digits when the standard errors are 1e-13 of the means" {
+  # 1e12 + quarter steps, b one quarter above a: b^2 - a c cancelled to
+  # nothing and gave [1.00000000000025, 1.00000000000025], the point at both
+  # ends.  References by mpmath at 50 digits (df 6, t = 2.4469118511449693):
+  # 0.99999999999969157, 1.00000000000080843.
+  printf 'g,v\na,1000000000000.25\na,1000000000000.5\na,1000000000000.75\na,1000000000001\nb,1000000000000.5\nb,1000000000000.75\nb,1000000000001\nb,1000000000001.25\n' > "$TMP/f.csv"
+  run sh -c "bench-summarize --by g --compare g=a --resamples 0 '$TMP/f.csv' | cut -d, -f1,22-24"
+  assert_status 0
+  assert_output "g,ratio,ratio_ci_low,ratio_ci_high
+a,,,
+b,1.00000000000025,0.9999999999996916,1.0000000000008085"
+  run bench-summarize --by g --compare g=a --resamples 0 --format table "$TMP/f.csv"
+  assert_status 0
+  [ "${lines[3]}" = "g=b vs g=a: v no difference shown at 95% (1.00000000000025x [0.99999999999969, 1.00000000000081], p = 0.32)" ]
+}
+
+@test "--log-scale: a rate's interval at n=3 stays positive, as log-t" {
+  # 10, 100, 1000: t gives [-989.9, 1729.9].  log-t: mean 370, sd
+  # 547.4486277268397, t(2, 0.975) = 4.302652729911275 (scipy):
+  # 370 exp(-+ 4.3027 * 547.45 / (370 sqrt 3)) = [9.3745211, 14603.413].
+  printf 'items_per_s\n10\n100\n1000\n' > "$TMP/r.csv"
+  run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' | cut -d, -f4,10,11,13"
+  assert_output "mean,ci_low,ci_high,ci_method
+370,-989.9377813822098,1729.9377813822098,t"
+  run sh -c "bench-summarize --resamples 0 --log-scale '$TMP/r.csv' | cut -d, -f4,10,11,13"
+  assert_status 0
+  assert_output "mean,ci_low,ci_high,ci_method
+370,9.374521104724863,14603.41264056687,log-t"
+  # From 30 values the default bootstrap-t runs on the log scale too.
+  awk 'BEGIN { srand(2); print "v"; for (i = 0; i < 100; i++) print exp(3 * rand()) }' > "$TMP/skew.csv"
+  run sh -c "bench-summarize --log-scale --seed 1 '$TMP/skew.csv' | cut -d, -f13"
+  assert_output "ci_method
+log-boot-t"
+  # Below 30 values the default at n=3 across many samples: never negative.
+  awk 'BEGIN { srand(5); print "g,v"; for (r = 0; r < 500; r++) for (i = 0; i < 3; i++) print r "," exp(2 * rand()) }' > "$TMP/many.csv"
+  run sh -c "bench-summarize --by g --log-scale --seed 1 '$TMP/many.csv' | awk -F, 'NR > 1 && !(\$11 > 0) { bad++ } END { print bad + 0 }'"
+  assert_output "0"
+}
+
+@test "--log-scale: a value not above 0 is an error naming the column" {
+  run bench-summarize --resamples 0 --log-scale <<<"g,gb_per_s
+a,1
+a,0"
+  assert_status 65
+  assert_output "bench-summarize: --log-scale: column 'gb_per_s' holds 0, not above 0"
+  run bench-summarize --resamples 0 --log-scale <<<"g,gb_per_s
+a,1
+a,-2.5"
+  assert_status 65
+  assert_output "bench-summarize: --log-scale: column 'gb_per_s' holds -2.5, not above 0"
+}
+
+@test "verdicts in words: faster or slower by the column's unit, higher or lower otherwise" {
+  printf 'pinned,items_per_s,run_ms,bytes\n0,10,10,10\n0,11,11,11\n0,12,12,12\n1,50,50,50\n1,52,52,52\n1,55,55,55\n' > "$TMP/v.csv"
+  run sh -c "bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/v.csv' | tail -n 3"
+  assert_output "pinned=1 vs pinned=0: items_per_s 4.76x [3.91, 5.93] faster (p = 0.0003)
+pinned=1 vs pinned=0: run_ms 4.76x [3.91, 5.93] slower (p = 0.0003)
+pinned=1 vs pinned=0: bytes 4.76x [3.91, 5.93] higher (p = 0.0003)"
+  printf 'pinned,gb_per_s,seconds\n0,50,50\n0,52,52\n0,55,55\n1,10,10\n1,11,11\n1,12,12\n' > "$TMP/w.csv"
+  run sh -c "bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/w.csv' | tail -n 2"
+  assert_output "pinned=1 vs pinned=0: gb_per_s 0.210x [0.169, 0.256] slower (p = 0.0003)
+pinned=1 vs pinned=0: seconds 0.210x [0.169, 0.256] faster (p = 0.0003)"
 }
