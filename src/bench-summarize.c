@@ -17,6 +17,7 @@ enum
   OPT_BY = OPTION_FIRST_PRIVATE, OPT_VALUE, OPT_RATIO, OPT_COMPARE, OPT_CI,
   OPT_CI_STAT, OPT_CONFIDENCE, OPT_RESAMPLES, OPT_SEED, OPT_PERCENTILES,
   OPT_FORMAT, OPT_PLOT, OPT_STRICT, OPT_BASELINE, OPT_FAIL_IF_WORSE, OPT_LOG_SCALE,
+  OPT_FAMILY_WISE,
 };
 
 static const struct option long_options[] = {
@@ -36,6 +37,7 @@ static const struct option long_options[] = {
   { "plot", no_argument, NULL, OPT_PLOT },
   { "strict", no_argument, NULL, OPT_STRICT },
   { "log-scale", no_argument, NULL, OPT_LOG_SCALE },
+  { "family-wise", required_argument, NULL, OPT_FAMILY_WISE },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -63,7 +65,9 @@ concatenated.\n\
   --fail-if-worse COL:TOL%:higher|lower\n\
                          with --baseline, exit 1 when COL got worse than the\n\
                            baseline by more than TOL% at the confidence level\n\
-                           (repeatable)\n\
+                           (repeatable); a column named here is summarized\n\
+  --family-wise none|holm  with --fail-if-worse: holm keeps the chance that any\n\
+                           unchanged benchmark fails at (1-C)/2 (default none)\n\
   --ci METHOD            auto, t, boot-t, percentile, bca or order (default\n\
                            auto: t below 30 values, boot-t from 30 to 20000,\n\
                            order statistics for the median)\n\
@@ -85,7 +89,8 @@ concatenated.\n\
 \n\
 Exit status: 0 success, 1 a --fail-if-worse column regressed, 64 bad option\n\
 or a column not in the input, 65 malformed input (or a regression gate that\n\
-could not judge), 66 no input rows or a missing file, 74 write error.\n\
+could not judge), 66 no input rows, a missing file, or a gated benchmark in\n\
+the baseline but not in the candidate, 74 write error.\n\
 See bench-summarize(1).\n", stdout);
   exit (EXIT_OK);
 }
@@ -115,6 +120,7 @@ main (int argc, char **argv)
   bool percentiles_given = false;
   struct gate *gates = NULL;
   size_t ngates = 0;
+  enum gate_family family = GATE_FAMILY_NONE;
 
   int c;
   while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
@@ -143,6 +149,9 @@ main (int argc, char **argv)
       case OPT_FAIL_IF_WORSE:
         gates = xreallocarray (gates, ngates + 1, sizeof *gates);
         gates[ngates++] = gate_parse ("--fail-if-worse", optarg);
+        options.named = xreallocarray (options.named, ngates, sizeof *options.named);
+        options.named[ngates - 1] = gates[ngates - 1].column;
+        options.nnamed = ngates;
         break;
       case OPT_CI:
         config.method = options_choice ("--ci", optarg, ci_method_names);
@@ -176,6 +185,9 @@ main (int argc, char **argv)
         break;
       case OPT_STRICT:
         options.strict = true;
+        break;
+      case OPT_FAMILY_WISE:
+        family = options_choice ("--family-wise", optarg, gate_family_names);
         break;
       case OPT_LOG_SCALE:
         options.log_scale = config.log_scale = true;
@@ -250,13 +262,14 @@ main (int argc, char **argv)
     {
       /* The output first, so a failed gate still shows its numbers.  */
       fflush (stdout);
-      status = gate_check (gates, ngates, data, rows, nrows, config.confidence);
+      status = gate_check (gates, ngates, data, rows, nrows, config.confidence, family);
     }
 
   summarize_free (data, rows, nrows);
   for (size_t i = 0; i < ngates; i++)
     free (gates[i].column);
   free (gates);
+  free (options.named);
   options_list_free (options.by, options.nby);
   options_list_free (options.value, options.nvalue);
   options_list_free (options.ratio, options.nratio);

@@ -97,7 +97,7 @@ interval_welch (double mean1, double sd1, size_t n1,
                 double confidence, struct welch *w)
 {
   *w = (struct welch) { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
-                        NAN, NAN, NAN, NULL, NULL };
+                        NAN, NAN, NAN, NULL, NULL, mean1, mean2, NAN, NAN };
   w->diff = mean1 - mean2;
   if (mean2 != 0 && isfinite (mean1 / mean2))
     {
@@ -110,6 +110,8 @@ interval_welch (double mean1, double sd1, size_t n1,
       return;
     }
   double v1 = sd1 * sd1 / (double) n1, v2 = sd2 * sd2 / (double) n2;
+  w->v1 = v1;
+  w->v2 = v2;
   double se2 = v1 + v2;
   if (!(se2 > 0))
     {
@@ -164,4 +166,20 @@ interval_welch (double mean1, double sd1, size_t n1,
     }
   w->pct_low = 100 * (w->ratio_low - 1);
   w->pct_high = 100 * (w->ratio_high - 1);
+}
+
+double
+interval_fieller_p (const struct welch *w, double rho, bool above)
+{
+  double se = sqrt (w->v1 + rho * rho * w->v2);
+  if (!(se > 0) || !(w->df > 0) || w->mean2 == 0)
+    return NAN;
+  /* ratio > rho is (mean1 - rho mean2) / mean2 > 0.  */
+  double t = (w->mean1 - rho * w->mean2) / se;
+  if (w->mean2 < 0)
+    t = -t;
+  if (!above)
+    t = -t;
+  double half = dist_t_two_sided_p (t, w->df) / 2;
+  return t > 0 ? half : 1 - half;
 }

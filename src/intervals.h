@@ -7,6 +7,7 @@
 #ifndef ARENABENCH_INTERVALS_H
 #define ARENABENCH_INTERVALS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Mean +- t(df = n-1, (1+C)/2) * SD / sqrt(N).  */
@@ -46,6 +47,7 @@ struct welch
   double ratio, ratio_low, ratio_high;  /* Fieller, same t quantile */
   double pct, pct_low, pct_high;        /* the ratio less 1, in percent */
   const char *diff_why, *ratio_why;
+  double mean1, mean2, v1, v2;          /* the means and squared SEs */
 };
 
 /* Fills W.  The ratio MEAN1 / MEAN2 has Fieller's interval, solved with
@@ -55,5 +57,13 @@ struct welch
 void interval_welch (double mean1, double sd1, size_t n1,
                      double mean2, double sd2, size_t n2,
                      double confidence, struct welch *w);
+
+/* The one-sided p-value of Fieller's test that the ratio of W is not
+   above RHO (ABOVE) or not below it (!ABOVE): the t statistic
+   (mean1 - RHO mean2) / sqrt(v1 + RHO^2 v2), signed to count the
+   alternative's way, against Welch's df.  P < (1 - C) / 2 exactly when
+   W's interval at C lies wholly beyond RHO on that side.  NaN where W
+   has no degrees of freedom.  */
+double interval_fieller_p (const struct welch *w, double rho, bool above);
 
 #endif

@@ -131,7 +131,13 @@ first_header (struct summary_data *d, struct summarize_reader *r,
   else
     for (size_t i = 0; i < r->ncolumns; i++)
       if (!is_group_column (d, r, i))
-        add_value (d, r->header[i], i, 0, false, false);
+        {
+          /* A column named as a value is a value, never an identifier. */
+          bool named = false;
+          for (size_t k = 0; k < o->nnamed; k++)
+            named |= STREQ (o->named[k], r->header[i]);
+          add_value (d, r->header[i], i, 0, false, named);
+        }
   for (size_t i = 0; i < o->nratio; i++)
     {
       char *num = xstrdup (o->ratio[i]);

@@ -32,6 +32,8 @@ struct summarize_options
   const char *baseline;         /* a baseline file to compare with, or NULL */
   bool strict;                  /* missing, infinite and text cells are errors */
   bool log_scale;               /* every summarized value must be > 0 */
+  char **named;                 /* columns named as values elsewhere */
+  size_t nnamed;                /* (--fail-if-worse): always summarized */
 };
 
 /* Where the first few bad cells of a column were, for the warnings.  */

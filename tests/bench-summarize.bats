@@ -917,3 +917,75 @@ pinned=1 vs pinned=0: bytes 4.76x [3.91, 5.93] higher (p = 0.0003)"
   assert_output "pinned=1 vs pinned=0: gb_per_s 0.210x [0.169, 0.256] slower (p = 0.0003)
 pinned=1 vs pinned=0: seconds 0.210x [0.169, 0.256] faster (p = 0.0003)"
 }
+
+@test "the gate: a benchmark missing from the candidate exits 66 and is named" {
+  printf 'arm,ns\na,100\na,101\na,102\nb,100\nb,101\nb,102\n' > "$TMP/base.csv"
+  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ns:0%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 66
+  assert_output "bench-summarize: arm=b, ns: in the baseline but not in the candidate"
+}
+
+@test "the gate: an integer timing column named by --fail-if-worse is summarized, not an integer key" {
+  # 100, 101, 102 climb by one: without --value a default column like it is
+  # left out as an integer key, which made --fail-if-worse exit 64.
+  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/base.csv"
+  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ns:0%:lower --format csv '$TMP/cand.csv' | cut -d, -f1-4,23"
+  assert_status 0
+  assert_output "arm,source,column,n,ratio
+a,baseline,ns,3,
+a,candidate,ns,3,1"
+}
+
+@test "the gate: deterministic values are judged exactly, equal passes and worse fails, either way round" {
+  printf 'arm,ns\na,10\na,10\nb,7\nb,7\n' > "$TMP/base.csv"
+  printf 'arm,ns\na,10\na,10\nb,8\nb,8\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+  assert_output "bench-summarize: no interval: all values equal, in 4 rows (first: arm=a, source=baseline, column 'ns', n=2)
+bench-summarize: no comparison intervals: all values equal on both sides, in 2 comparisons (first: source=candidate, column 'ns')
+bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal on both sides, worse by more than 5% (lower is better)"
+  # Higher is better: 8 against 7 is better, 10 against 10 equal.
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:5%:higher --format csv '$TMP/cand.csv' 2>/dev/null >/dev/null"
+  assert_status 0
+  # Within the tolerance: 8/7 is 14% worse, under 15%.
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:15%:lower --format csv '$TMP/cand.csv' 2>/dev/null >/dev/null"
+  assert_status 0
+}
+
+@test "the gate: higher is better fails a throughput that fell" {
+  # The candidate's throughput is 0.5x the baseline's, Fieller [0.43822, 0.57049]
+  # (mpmath): beyond 5% where higher
+  # is better; where lower is better the same data pass.
+  printf 'arm,gb_per_s\na,20\na,21\na,19\n' > "$TMP/base.csv"
+  printf 'arm,gb_per_s\na,10\na,10.5\na,9.5\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse gb_per_s:5%:higher --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+  assert_output "bench-summarize: arm=a, gb_per_s: regression: 0.5x [0.4382, 0.5705] the baseline, worse by more than 5% at 95% (higher is better)"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse gb_per_s:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output ""
+}
+
+@test "the gate: --family-wise holm passes what only chance among several would fail" {
+  # a: {1..5} against {2,4,...,12}: Welch's two-sided p = 0.0493 (mpmath),
+  # one-sided 0.0246 < 0.025 fails alone; Holm over two asks 0.0125 of the
+  # smallest.  b is unchanged.
+  { echo arm,ms; for v in 1 2 3 4 5; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/base.csv"
+  { echo arm,ms; for v in 2 4 6 8 10 12; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+  assert_output "bench-summarize: arm=a, ms: regression: 2.333x [1.004, 5.77] the baseline, worse by more than 0% at 95% (lower is better)"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output ""
+  # A clear regression still fails under Holm, with its p: t = 19.718, df
+  # 5.8824, one-sided p = 6.7229e-7 (mpmath).
+  { echo arm,ms; for v in 20 21 22; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+  assert_output "bench-summarize: arm=a, ms: regression: 7x [4.404, 16.68] the baseline, worse by more than 0% at 95% (lower is better; Holm over 2, p = 6.7e-07)"
+  run bench-summarize --family-wise bonferroni --baseline "$TMP/base.csv" "$TMP/cand.csv"
+  assert_status 64
+}
