@@ -150,42 +150,62 @@ first_header (struct summary_data *d, struct summarize_reader *r,
     }
 }
 
+/* FIELD of RECORD, less a UTF-8 byte order mark at the start of a line
+   (a concatenated file's header keeps the one the reader skips only at
+   the start of its input).  */
+static const char *
+header_field (const struct csv_record *record, size_t field)
+{
+  const char *s = record->fields[field];
+  return field == 0 && memcmp (s, "\xef\xbb\xbf", 3) == 0 ? s + 3 : s;
+}
+
+/* Map the first input's columns to RECORD's fields by name into
+   POSITION; false unless RECORD holds the same names, in any order.  */
+static bool
+header_map (const struct summarize_reader *r, const struct csv_record *record,
+            size_t *position)
+{
+  if (record->nfields != r->ncolumns)
+    return false;
+  /* Identical headers (duplicated names included) map one to one.  */
+  bool identical = true;
+  for (size_t i = 0; identical && i < r->ncolumns; i++)
+    identical = STREQ (header_field (record, i), r->header[i]);
+  for (size_t i = 0; i < r->ncolumns; i++)
+    {
+      position[i] = SIZE_MAX;
+      for (size_t f = 0; f < record->nfields; f++)
+        if (identical ? f == i : STREQ (header_field (record, f), r->header[i]))
+          {
+            position[i] = f;
+            break;
+          }
+      if (position[i] == SIZE_MAX)
+        return false;
+    }
+  return true;
+}
+
 /* A later input's header: the same names, perhaps in another order.  */
 static void
 later_header (struct summarize_reader *r, const struct csv_record *record)
 {
-  bool same = record->nfields == r->ncolumns;
-  for (size_t i = 0; same && i < r->ncolumns; i++)
-    {
-      r->position[i] = SIZE_MAX;
-      for (size_t f = 0; f < record->nfields; f++)
-        if (STREQ (record->fields[f], r->header[i]))
-          {
-            r->position[i] = f;
-            break;
-          }
-      same = r->position[i] != SIZE_MAX;
-    }
-  if (!same)
+  if (!header_map (r, record, r->position))
     die (EXIT_DATAERR, 0, "%s: line 1: the columns differ from those of the first input",
          record->source);
-  /* Identical headers (duplicated names included) map one to one.  */
-  bool identical = true;
-  for (size_t i = 0; identical && i < r->ncolumns; i++)
-    identical = STREQ (record->fields[i], r->header[i]);
-  if (identical)
-    for (size_t i = 0; i < r->ncolumns; i++)
-      r->position[i] = i;
 }
 
-/* A data line that repeats this input's header, as concatenated run
-   reports have.  */
+/* A data line that repeats the header, as concatenated run reports
+   have, in this input's order or another: the rows after it are read by
+   its order.  */
 static bool
-is_header_again (const struct summarize_reader *r, const struct csv_record *record)
+is_header_again (struct summarize_reader *r, const struct csv_record *record)
 {
-  for (size_t i = 0; i < r->ncolumns; i++)
-    if (!STREQ (record->fields[r->position[i]], r->header[i]))
-      return false;
+  size_t position[r->ncolumns + 1];
+  if (!header_map (r, record, position))
+    return false;
+  memcpy (r->position, position, r->ncolumns * sizeof *position);
   return true;
 }
 

@@ -454,8 +454,10 @@ twenty,v,20,0,10.5,5.916079783099616,1.3228756555322954,1,10.5,20,6,15,median,or
   assert_status 0
   # 100..103 four times each, 107, 111, 200: Q1 101, Q3 103 (type 7 at
   # 4.5 and 13.5 of 18), fences 98 and 106 (mild), 95 and 109 (severe):
-  # 107 is mild, 111 and 200 severe.
+  # 107 is mild, 111 and 200 severe.  The gap from 111 to 200 is 3.944 SDs:
+  # the shape warning too.
   assert_output "bench-summarize: column 'v': 3 of 19 values are outliers (1 mild, 2 severe); the runs may have been disturbed
+bench-summarize: column 'v': 1 of 1 rows look bimodal or skewed (first: n=19, a gap of 3.944 SDs between neighbours, above 1.930, the 1% level for normal data); below 30 values its 95% intervals may cover far less, in any row
 $H,p50,outliers_mild,outliers_severe
 v,19,0,107.47368421052632,22.564397771348247,5.176627874061126,100,102,200,96.59799261578519,118.34937580526744,mean,t,0.95,,102,1,2"
 }
@@ -988,4 +990,76 @@ bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal o
   assert_output "bench-summarize: arm=a, ms: regression: 7x [4.404, 16.68] the baseline, worse by more than 0% at 95% (lower is better; Holm over 2, p = 6.7e-07)"
   run bench-summarize --family-wise bonferroni --baseline "$TMP/base.csv" "$TMP/cand.csv"
   assert_status 64
+}
+
+@test "small-n shape: values that look bimodal or skewed get one warning for their column" {
+  # 5, 5.01, 9: the gap 3.99 is 1.730 SDs, above 1.727, the 99th percentile
+  # of the largest gap of 3 normal values (200000 simulated samples).
+  run bench-summarize --resamples 0 --by g --value v <<<"g,v
+a,5.0
+a,5.01
+a,9"
+  assert_status 0
+  assert_output "bench-summarize: column 'v': 1 of 1 rows look bimodal or skewed (first: g=a, n=3, a gap of 1.730 SDs between neighbours, above 1.727, the 1% level for normal data); below 30 values its 95% intervals may cover far less, in any row
+g,$H,p5,p95,outliers_mild,outliers_severe
+a,v,3,0,6.336666666666667,2.306519744839253,1.33166979557413,5,5.01,9,0.6069539856147301,12.066379347718604,mean,t,0.95,,5.001,8.600999999999999,0,0"
+  # Evenly spread values, and one flagged row among two, are not flagged.
+  run sh -c 'printf "g,v\na,1\na,2\na,3\nb,5.0\nb,5.01\nb,9\n" | bench-summarize --resamples 0 --by g 2>&1 >/dev/null'
+  assert_status 0
+  assert_output ""
+}
+
+@test "hygiene: a byte order mark on a repeated header is a header, not a group" {
+  printf 'g,v\na,1\na,2\n' > "$TMP/one.csv"
+  printf '\357\273\277g,v\na,3\n' > "$TMP/two.csv"
+  run sh -c "cat '$TMP/one.csv' '$TMP/two.csv' | bench-summarize --resamples 0 --by g --percentiles 50 2>&1"
+  assert_status 0
+  assert_output "g,$H,p50,outliers_mild,outliers_severe
+a,v,3,0,2,1,0.5773502691896258,1,2,3,-0.4841377117503294,4.484137711750329,mean,t,0.95,,2,0,0"
+}
+
+@test "hygiene: a repeated header in another order is read by name" {
+  # Rows after \"v,g\" are read by its order, not glued into groups named 4 and 5.
+  run sh -c "printf 'g,v\na,1\na,2\nv,g\n3,a\n5,b\n6,b\n' | bench-summarize --resamples 0 --by g --percentiles 50 2>&1"
+  assert_status 0
+  assert_output "g,$H,p50,outliers_mild,outliers_severe
+a,v,3,0,2,1,0.5773502691896258,1,2,3,-0.4841377117503294,4.484137711750329,mean,t,0.95,,2,0,0
+b,v,2,0,5.5,0.7071067811865476,0.5,5,5.5,6,-0.8531023680873489,11.853102368087349,mean,t,0.95,,5.5,0,0"
+  # A line with other names is data as before: its text cells are said.
+  run sh -c "printf 'g,v\na,1\na,2\nw,h\n' | bench-summarize --resamples 0 --by g --strict --value v"
+  assert_status 65
+  assert_output "bench-summarize: stdin: line 4, column 'v': 'h' is not a number"
+}
+
+@test "hygiene: hexadecimal is text, never 16: an error with --strict, missing without" {
+  run bench-summarize --resamples 0 --strict <<<"v
+1
+0x10"
+  assert_status 65
+  assert_output "bench-summarize: stdin: line 3, column 'v': '0x10' is not a number"
+  run sh -c "printf 'v\n1\n0x1p3\n3\n' | bench-summarize --resamples 0 2>&1 | cut -d, -f1-4"
+  assert_status 0
+  assert_output "bench-summarize: stdin: line 3, column 'v': '0x1p3' is not a number (counted as missing)
+column,n,missing,mean
+v,2,1,2"
+}
+
+@test "hygiene: invalid UTF-8 in a key gives valid JSON (U+FFFD), valid UTF-8 passes through" {
+  run sh -c "printf 'g,v\n\303\274,1\n\377x\\\\,5\n' | bench-summarize --resamples 0 --by g --format json --percentiles 50 2>/dev/null | cut -d, -f1"
+  assert_status 0
+  assert_output "[
+ {\"g\": \"ü\"
+ {\"g\": \"\\ufffdx\\\\\"
+]"
+}
+
+@test "hygiene: tables pad by display width, not bytes" {
+  # ü is 2 bytes and 1 column, 日本 6 bytes and 4 columns: the next column
+  # starts at the same place on every line.
+  run sh -c "printf 'g,v\n\303\274,1\n\303\274,1\n\346\227\245\346\234\254,3\n\346\227\245\346\234\254,3\nab,5\nab,5\n' | bench-summarize --resamples 0 --by g --format table --percentiles 50 2>/dev/null"
+  assert_status 0
+  assert_output "g     column  n  missing  mean  sd  se  min  median  max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed  p50  outliers_mild  outliers_severe
+ü     v       2        0     1   0   0    1       1    1       -        -  mean     t              0.95          1              0                0
+日本  v       2        0     3   0   0    3       3    3       -        -  mean     t              0.95          3              0                0
+ab    v       2        0     5   0   0    5       5    5       -        -  mean     t              0.95          5              0                0"
 }
