@@ -27,6 +27,8 @@ struct field
   const char *text;
   uint64_t count;
   double number;
+  double half;                  /* the half width of the interval whose
+                                   precision it has in tables, or NaN */
 };
 
 struct layout
@@ -64,7 +66,7 @@ layout_new (const struct summary_data *d, const struct summary_config *config, c
 static struct field
 text (const char *t)
 {
-  return (struct field) { STAT_TEXT, STAT_FAM_NONE, t, 0, 0 };
+  return (struct field) { STAT_TEXT, STAT_FAM_NONE, t, 0, 0, NAN };
 }
 
 static size_t
@@ -87,6 +89,50 @@ header_fields (const struct layout *l, struct field *f)
   return k;
 }
 
+/* Half the shorter side of an interval about X, or NaN.  */
+static double
+shorter_half (double x, double low, double high)
+{
+  double half = fmin (x - low, high - x);
+  return half > 0 && isfinite (half) ? half : NAN;
+}
+
+/* The interval whose precision the number at OFFSET of ROW has: a
+   statistic and its interval's ends have the interval's; the
+   comparison's ratio, difference and percentage have theirs.  */
+static double
+field_half (const struct summary_row *row, size_t offset)
+{
+  static const size_t estimate[CI_STAT_COUNT] = {
+    [CI_STAT_MEAN] = offsetof (struct summary_row, mean),
+    [CI_STAT_MEDIAN] = offsetof (struct summary_row, median),
+    [CI_STAT_GMEAN] = offsetof (struct summary_row, gmean),
+  };
+  static const struct
+  {
+    size_t point, low, high;
+  } intervals[] = {
+#define WELCH(p, l, h) { offsetof (struct summary_row, welch.p), \
+    offsetof (struct summary_row, welch.l), offsetof (struct summary_row, welch.h) }
+    WELCH (ratio, ratio_low, ratio_high),
+    WELCH (diff, diff_low, diff_high),
+    WELCH (pct, pct_low, pct_high),
+#undef WELCH
+  };
+  const char *base = (const char *) row;
+  for (size_t i = 0; i < ARRAY_SIZE (intervals); i++)
+    if (offset == intervals[i].point || offset == intervals[i].low
+        || offset == intervals[i].high)
+      return shorter_half (*(const double *) (base + intervals[i].point),
+                           *(const double *) (base + intervals[i].low),
+                           *(const double *) (base + intervals[i].high));
+  size_t point = estimate[row->ci_stat];
+  if (point && (offset == point || offset == offsetof (struct summary_row, ci_low)
+                || offset == offsetof (struct summary_row, ci_high)))
+    return shorter_half (*(const double *) (base + point), row->ci_low, row->ci_high);
+  return NAN;
+}
+
 static size_t
 row_fields (const struct layout *l, const struct summary_row *row, struct field *f)
 {
@@ -101,7 +147,7 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
       const struct summary_statistic *s = &summary_statistics[i];
       if (!part_shown (l, s->part))
         continue;
-      struct field x = { s->kind, s->family, NULL, 0, NAN };
+      struct field x = { s->kind, s->family, NULL, 0, NAN, NAN };
       switch (s->kind)
         {
         case STAT_TEXT:
@@ -115,6 +161,7 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
           x.number = *(const double *) (base + s->offset);
           if (s->part == STAT_PART_COMPARE && !row->compared)
             x.number = NAN;
+          x.half = field_half (row, s->offset);
           break;
         case STAT_CI_STAT:
           x = text (ci_stat_names[row->ci_stat]);
@@ -135,7 +182,7 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
           break;
         case STAT_PERCENTILES:
           for (size_t p = 0; p < l->config->npercentiles; p++)
-            f[k++] = (struct field) { STAT_NUMBER, s->family, NULL, 0, row->percentiles[p] };
+            f[k++] = (struct field) { STAT_NUMBER, s->family, NULL, 0, row->percentiles[p], NAN };
           continue;
         }
       f[k++] = x;
@@ -172,6 +219,28 @@ digits (double x, int p, char *buf, size_t size)
   while (to[0] == '0' && to[1])
     to++;
   memmove (from, to, strlen (to) + 1);
+}
+
+/* X at the precision of an interval of half width HALF: rounded at the
+   second significant digit of HALF.  False where HALF is no width or
+   that would ask for more than 17 digits.  */
+static bool
+rounded_text (double x, double half, char *buf, size_t size)
+{
+  if (!(half > 0) || !isfinite (half) || !isfinite (x))
+    return false;
+  int place = (int) floor (log10 (half)) - 1;
+  int lead = x != 0 ? (int) floor (log10 (fabs (x))) : place;
+  if (lead - place >= 17)
+    return false;
+  int decimals = place < 0 ? -place : 0;
+  /* %.*f rounds to the decimals; above the units, round first.  */
+  double unit = place > 0 ? pow (10, place) : 0;
+  snprintf (buf, size, "%.*f", decimals, unit ? round (x / unit) * unit : x);
+  /* No "-0.00": a value that rounds to zero is zero.  */
+  if (buf[0] == '-' && strspn (buf + 1, "0.") == strlen (buf + 1))
+    memmove (buf, buf + 1, strlen (buf));
+  return true;
 }
 
 static int
@@ -384,7 +453,8 @@ table_text (const struct field *f, const int *precision)
     case STAT_NUMBER:
       if (!isfinite (f->number))
         return xstrdup ("-");
-      digits (f->number, precision[f->family], buf, sizeof buf);
+      if (!rounded_text (f->number, f->half, buf, sizeof buf))
+        digits (f->number, precision[f->family], buf, sizeof buf);
       return xstrdup (buf);
     case STAT_P:
       if (!isfinite (f->number))
@@ -571,25 +641,12 @@ change_word (const char *column, bool up)
 static void
 ci_texts (double x, double low, double high, char *tx, char *tl, char *th, size_t size)
 {
-  double half = fmin (x - low, high - x);
-  if (!(half > 0))
+  double half = shorter_half (x, low, high);
+  if (isnan (half))
     half = (high - low) / 2;
-  if (half > 0 && isfinite (half))
-    {
-      int place = (int) floor (log10 (half)) - 1;
-      double biggest = fmax (fabs (low), fabs (high));
-      int lead = biggest > 0 ? (int) floor (log10 (biggest)) : 0;
-      if (lead - place < 17)
-        {
-          int decimals = place < 0 ? -place : 0;
-          /* %.*f rounds to the decimals; above the units, round first. */
-          double unit = place > 0 ? pow (10, place) : 0;
-          snprintf (tx, size, "%.*f", decimals, unit ? round (x / unit) * unit : x);
-          snprintf (tl, size, "%.*f", decimals, unit ? round (low / unit) * unit : low);
-          snprintf (th, size, "%.*f", decimals, unit ? round (high / unit) * unit : high);
-          return;
-        }
-    }
+  if (rounded_text (x, half, tx, size) && rounded_text (low, half, tl, size)
+      && rounded_text (high, half, th, size))
+    return;
   double v[3] = { x, low, high };
   int k = distinct_digits (v, 3, 3);
   digits (x, k, tx, size);

@@ -365,7 +365,10 @@ h3,a,v,1,0,4,,,4,4,4,,,mean,t,0.95,,4,0,0,,,,,,,,,,,,,"
 
 @test "--format table: enough digits to tell values apart, and a verdict per comparison" {
   # The issue's example: p = 0.14, so no difference shown, and the ratio
-  # interval holds 1; near 1e9 the table keeps the digits that differ.
+  # interval holds 1.  Each statistic with an interval (the mean, the
+  # ratio, the difference) carries the digits of that interval: rounded at
+  # the second significant digit of its shorter half; near 1e9 the table
+  # keeps the digits that differ.
   run bench-summarize --resamples 0 --compare arm=base --format table --percentiles 50 <<<"arm,x
 base,10
 base,11
@@ -374,9 +377,9 @@ new,11.5
 new,12.5
 new,13.5"
   assert_status 0
-  assert_output "arm   column  n  missing  mean  sd       se   min  median   max   ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe  vs      ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high        t  df  p_welch
-base  x       3        0    11   1  0.57735    10      11    12  8.51586  13.4841  mean     t              0.95          11              0                0              -             -              -     -            -             -         -                -                 -        -   -        -
-new   x       3        0  12.5   1  0.57735  11.5    12.5  13.5  10.0159  14.9841  mean     t              0.95        12.5              0                0  base  1.13636      0.936693        1.38534   1.5    -0.766958       3.76696   13.6364         -6.33067           38.5345  1.83712   4     0.14
+  assert_output "arm   column  n  missing  mean  sd       se   min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe  vs    ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high        t  df  p_welch
+base  x       3        0  11.0   1  0.57735    10      11    12     8.5     13.5  mean     t              0.95          11              0                0            -             -              -     -            -             -         -                -                 -        -   -        -
+new   x       3        0  12.5   1  0.57735  11.5    12.5  13.5    10.0     15.0  mean     t              0.95        12.5              0                0  base   1.14          0.94           1.39   1.5         -0.8           3.8        14               -6                39  1.83712   4     0.14
 
 arm=new vs arm=base: x no difference shown at 95% (1.14x [0.94, 1.39], p = 0.14)"
   run bench-summarize --resamples 0 --format table --value t --percentiles 50 <<<"t
@@ -384,8 +387,8 @@ arm=new vs arm=base: x no difference shown at 95% (1.14x [0.94, 1.39], p = 0.14)
 1000000002
 1000000003"
   assert_status 0
-  assert_output "column  n  missing        mean  sd       se         min      median         max       ci_low     ci_high  ci_stat  ci_method  ci_level  seed         p50  outliers_mild  outliers_severe
-t       3        0  1000000002   1  0.57735  1000000001  1000000002  1000000003  999999999.5  1000000004  mean     t              0.95        1000000002              0                0"
+  assert_output "column  n  missing          mean  sd       se         min      median         max       ci_low       ci_high  ci_stat  ci_method  ci_level  seed         p50  outliers_mild  outliers_severe
+t       3        0  1000000002.0   1  0.57735  1000000001  1000000002  1000000003  999999999.5  1000000004.5  mean     t              0.95        1000000002              0                0"
 }
 
 @test "a ratio near 1 with a tiny p keeps the digits that tell it from its interval's ends" {
@@ -426,10 +429,10 @@ new,21.5
 new,22.5
 new,23.5"
   assert_status 0
-  assert_output "| arm  | column |   n | missing | mean |  sd |      se |  min | median |  max |  ci_low | ci_high | ci_stat | ci_method | ci_level | seed |  p50 | outliers_mild | outliers_severe | vs   |   ratio | ratio_ci_low | ratio_ci_high | diff | diff_ci_low | diff_ci_high | diff_pct | diff_pct_ci_low | diff_pct_ci_high |       t |  df | p_welch |
-|:---- |:------ | ---:| -------:| ----:| ---:| -------:| ----:| ------:| ----:| -------:| -------:|:------- |:--------- | --------:|:---- | ----:| -------------:| ---------------:|:---- | -------:| ------------:| -------------:| ----:| -----------:| ------------:| --------:| ---------------:| ----------------:| -------:| ---:| -------:|
-| base | x      |   3 |       0 |   11 |   1 | 0.57735 |   10 |     11 |   12 | 8.51586 | 13.4841 | mean    | t         |     0.95 |      |   11 |             0 |               0 |      |       - |            - |             - |    - |           - |            - |        - |               - |                - |       - |   - |       - |
-| new  | x      |   3 |       0 | 22.5 |   1 | 0.57735 | 21.5 |   22.5 | 23.5 | 20.0159 | 24.9841 | mean    | t         |     0.95 |      | 22.5 |             0 |               0 | base | 2.04545 |      1.75154 |       2.42813 | 11.5 |     9.23304 |       13.767 |  104.545 |          75.154 |          142.813 | 14.0846 |   4 | 0.00015 |
+  assert_output "| arm  | column |   n | missing | mean |  sd |      se |  min | median |  max | ci_low | ci_high | ci_stat | ci_method | ci_level | seed |  p50 | outliers_mild | outliers_severe | vs   | ratio | ratio_ci_low | ratio_ci_high | diff | diff_ci_low | diff_ci_high | diff_pct | diff_pct_ci_low | diff_pct_ci_high |       t |  df | p_welch |
+|:---- |:------ | ---:| -------:| ----:| ---:| -------:| ----:| ------:| ----:| ------:| -------:|:------- |:--------- | --------:|:---- | ----:| -------------:| ---------------:|:---- | -----:| ------------:| -------------:| ----:| -----------:| ------------:| --------:| ---------------:| ----------------:| -------:| ---:| -------:|
+| base | x      |   3 |       0 | 11.0 |   1 | 0.57735 |   10 |     11 |   12 |    8.5 |    13.5 | mean    | t         |     0.95 |      |   11 |             0 |               0 |      |     - |            - |             - |    - |           - |            - |        - |               - |                - |       - |   - |       - |
+| new  | x      |   3 |       0 | 22.5 |   1 | 0.57735 | 21.5 |   22.5 | 23.5 |   20.0 |    25.0 | mean    | t         |     0.95 |      | 22.5 |             0 |               0 | base |  2.05 |         1.75 |          2.43 | 11.5 |         9.2 |         13.8 |      105 |              75 |              143 | 14.0846 |   4 | 0.00015 |
 
 - arm=new vs arm=base: x 2.05x [1.75, 2.43] higher (p = 0.00015)"
 }
@@ -753,20 +756,20 @@ serialized_ms/concurrent_ms,6,0,1.475,0.061237243569579415,0.024999999999999988,
 EOF
   ;;
   3) cat <<'EOF'
-size_mib  arm       column  n  missing  mean        sd         se   min  median   max    ci_low  ci_high  ci_stat  ci_method  ci_level  seed      p5     p95  outliers_mild  outliers_severe  vs           ratio  ratio_ci_low  ratio_ci_high   diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high         t       df  p_welch
-8         pinned    h2d_ms  4        0  1.15  0.129099  0.0645497     1    1.15   1.3  0.944574  1.35543  mean     t              0.95         1.015   1.285              0                0  pageable   0.71875      0.593685       0.867191  -0.45    -0.708007     -0.191993   -28.125         -40.6315          -13.2809  -4.32346  5.69663   0.0056
-8         pageable  h2d_ms  4        0   1.6  0.163299  0.0816497   1.4     1.6   1.8   1.34015  1.85985  mean     t              0.95          1.43    1.77              0                0                   -             -              -      -            -             -         -                -                 -         -        -        -
-64        pinned    h2d_ms  4        0  8.05  0.129099  0.0645497   7.9    8.05   8.2   7.84457  8.25543  mean     t              0.95         7.915   8.185              0                0  pageable  0.766667      0.729469       0.806994  -2.45     -2.95757      -1.94243  -23.3333         -27.0531          -19.3006  -13.5902  3.86367  0.00021
-64        pageable  h2d_ms  4        0  10.5   0.33665   0.168325  10.1    10.5  10.9   9.96431  11.0357  mean     t              0.95        10.145  10.855              0                0                   -             -              -      -            -             -         -                -                 -         -        -        -
+size_mib  arm       column  n  missing   mean        sd         se   min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed      p5     p95  outliers_mild  outliers_severe  vs        ratio  ratio_ci_low  ratio_ci_high   diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high         t       df  p_welch
+8         pinned    h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0  pageable   0.72          0.59           0.87  -0.45        -0.71         -0.19       -28              -41               -13  -4.32346  5.69663   0.0056
+8         pageable  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0                -             -              -      -            -             -         -                -                 -         -        -        -
+64        pinned    h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  pageable  0.767         0.729          0.807  -2.45        -2.96         -1.94     -23.3            -27.1             -19.3  -13.5902  3.86367  0.00021
+64        pageable  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0                -             -              -      -            -             -         -                -                 -         -        -        -
 
 size_mib=8, arm=pinned vs arm=pageable: h2d_ms 0.72x [0.59, 0.87] faster (p = 0.0056)
 size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p = 0.00021)
 EOF
   ;;
   4) cat <<'EOF'
-arm       column  n  missing  mean       sd       se  min  median   max   ci_low  ci_high  ci_stat  ci_method  ci_level  seed     p5     p95  outliers_mild  outliers_severe
-pinned    h2d_ms  8        0   4.6  3.69014  1.30466    1     4.6   8.2  1.51496  7.68504  mean     t              0.95        1.035   8.165              0                0
-pageable  h2d_ms  8        0  6.05  4.76355  1.68417  1.4    5.95  10.9  2.06757  10.0324  mean     t              0.95         1.47  10.795              0                0
+arm       column  n  missing  mean       sd       se  min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed     p5     p95  outliers_mild  outliers_severe
+pinned    h2d_ms  8        0   4.6  3.69014  1.30466    1     4.6   8.2     1.5      7.7  mean     t              0.95        1.035   8.165              0                0
+pageable  h2d_ms  8        0   6.0  4.76355  1.68417  1.4    5.95  10.9     2.1     10.0  mean     t              0.95         1.47  10.795              0                0
 
 h2d_ms
     x arm=pinned (n=8)
@@ -787,15 +790,15 @@ pageable,h2d_ms,16,0,6.05,4.602028538228187,1.1505071345570468,1.4,5.95,10.9,3.5
 EOF
   ;;
   6) cat <<'EOF'
-arm       size_mib  source     column  n  missing  mean        sd         se   min  median   max    ci_low  ci_high  ci_stat  ci_method  ci_level  seed      p5     p95  outliers_mild  outliers_severe  vs        ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high  t  df  p_welch
-pinned    8         baseline   h2d_ms  4        0  1.15  0.129099  0.0645497     1    1.15   1.3  0.944574  1.35543  mean     t              0.95         1.015   1.285              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pageable  8         baseline   h2d_ms  4        0   1.6  0.163299  0.0816497   1.4     1.6   1.8   1.34015  1.85985  mean     t              0.95          1.43    1.77              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pinned    64        baseline   h2d_ms  4        0  8.05  0.129099  0.0645497   7.9    8.05   8.2   7.84457  8.25543  mean     t              0.95         7.915   8.185              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pageable  64        baseline   h2d_ms  4        0  10.5   0.33665   0.168325  10.1    10.5  10.9   9.96431  11.0357  mean     t              0.95        10.145  10.855              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pinned    8         candidate  h2d_ms  4        0  1.15  0.129099  0.0645497     1    1.15   1.3  0.944574  1.35543  mean     t              0.95         1.015   1.285              0                0  baseline      1      0.822192        1.21626     0    -0.223371      0.223371         0         -17.7808           21.6261  0   6        1
-pageable  8         candidate  h2d_ms  4        0   1.6  0.163299  0.0816497   1.4     1.6   1.8   1.34015  1.85985  mean     t              0.95          1.43    1.77              0                0  baseline      1      0.837152        1.19453     0    -0.282545      0.282545         0         -16.2848           19.4526  0   6        1
-pinned    64        candidate  h2d_ms  4        0  8.05  0.129099  0.0645497   7.9    8.05   8.2   7.84457  8.25543  mean     t              0.95         7.915   8.185              0                0  baseline      1      0.972629        1.02814     0    -0.223371      0.223371         0         -2.73709           2.81411  0   6        1
-pageable  64        candidate  h2d_ms  4        0  10.5   0.33665   0.168325  10.1    10.5  10.9   9.96431  11.0357  mean     t              0.95        10.145  10.855              0                0  baseline      1      0.946003        1.05708     0    -0.582482      0.582482         0         -5.39975           5.70796  0   6        1
+arm       size_mib  source     column  n  missing   mean        sd         se   min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed      p5     p95  outliers_mild  outliers_severe  vs        ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high  t  df  p_welch
+pinned    8         baseline   h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
+pageable  8         baseline   h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
+pinned    64        baseline   h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
+pageable  64        baseline   h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
+pinned    8         candidate  h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0  baseline   1.00          0.82           1.22  0.00        -0.22          0.22         0              -18                22  0   6        1
+pageable  8         candidate  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0  baseline   1.00          0.84           1.19  0.00        -0.28          0.28         0              -16                19  0   6        1
+pinned    64        candidate  h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  baseline  1.000         0.973          1.028  0.00        -0.22          0.22       0.0             -2.7               2.8  0   6        1
+pageable  64        candidate  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0  baseline  1.000         0.946          1.057  0.00        -0.58          0.58       0.0             -5.4               5.7  0   6        1
 
 arm=pinned, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.82, 1.22], p = 1)
 arm=pageable, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.84, 1.19], p = 1)
