@@ -217,8 +217,8 @@ main (int argc, char **argv)
          "percentile and bca", ci_method_names[config.method]);
   if (config.method == CI_ORDER && config.stat != CI_STAT_AUTO && !median)
     die (EXIT_USAGE, 0, "--ci order: is for the median (--ci-stat median)");
-  bool bootstrap = config.method == CI_BOOT_T || config.method == CI_PERCENTILE
-    || config.method == CI_BCA || (config.method == CI_AUTO && !median);
+  /* auto may take boot-t for a mean.  */
+  bool bootstrap = summary_ci_resamples (config.method) || (config.method == CI_AUTO && !median);
   /* A tail quantile needs some resamples beyond it to mean anything.  */
   double need = ceil (20 / (1 - config.confidence) - 1e-9);
   if (bootstrap && config.resamples > 0 && (double) config.resamples < need)

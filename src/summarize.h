@@ -101,6 +101,11 @@ extern const char *const ci_method_names[CI_METHOD_COUNT + 1];
 enum ci_stat { CI_STAT_AUTO, CI_STAT_MEAN, CI_STAT_MEDIAN, CI_STAT_GMEAN, CI_STAT_COUNT };
 extern const char *const ci_stat_names[CI_STAT_COUNT + 1];
 
+/* Whether METHOD draws resamples (and so needs them and the seed).  The
+   one place that says which methods bootstrap; choose_ci in
+   summary-compute.c is the one that picks a row's method.  */
+bool summary_ci_resamples (enum ci_method method);
+
 /* Under CI_AUTO the mean's interval is Student's t below this many
    values and above SUMMARY_BOOT_T_MAX, bootstrap-t in between.  */
 enum { SUMMARY_BOOT_T_MIN = 30, SUMMARY_BOOT_T_MAX = 20000 };

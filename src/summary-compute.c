@@ -43,7 +43,14 @@ show_progress (size_t done, size_t total)
            progress_row, progress_rows, 100.0 * (double) done / (double) total);
 }
 
-/* The statistic and method a row's interval uses.  */
+bool
+summary_ci_resamples (enum ci_method method)
+{
+  return method == CI_BOOT_T || method == CI_PERCENTILE || method == CI_BCA;
+}
+
+/* The statistic and method a row's interval uses: the one decision,
+   from the options, the column and N.  */
 static void
 choose_ci (const struct summary_config *config, const struct summary_value *value,
            size_t n, struct summary_row *row)
@@ -105,7 +112,7 @@ compute_interval (struct summary_data *d, const struct summary_config *config,
     return "no values";
   struct rng rng;
   rng_seed (&rng, stream_seed (config->seed, d, g, d->values[v].name, 'c'));
-  bool boot = row->ci_method != CI_T && row->ci_method != CI_ORDER;
+  bool boot = summary_ci_resamples (row->ci_method);
   row->seeded = boot;
   if (boot && config->resamples == 0)
     return "no resamples";
@@ -183,8 +190,7 @@ compute_cell (struct summary_data *d, const struct summary_config *config,
   /* The bootstrap costs far more than a sort, and sorted data makes its
      interval independent of the order of rows; without it, selection
      finds the order statistics in O(n).  */
-  bool boot = row->ci_method != CI_T && row->ci_method != CI_ORDER && config->resamples
-    && n >= 2;
+  bool boot = summary_ci_resamples (row->ci_method) && config->resamples && n >= 2;
   struct summary_sample sample = { x, n, boot, NAN, NAN };
   if (boot)
     {
@@ -273,17 +279,68 @@ row_where (const struct summary_data *d, const struct summary_row *row, char *wh
                                quotef (d->groups[row->group].key[i]));
 }
 
-/* Each reason for a missing interval, said once with how often.  */
+/* Why ROW has no interval worth saying, or NULL.  */
+static const char *
+interval_reason (const struct summary_row *row)
+{
+  const char *why = row->ci_why;
+  return !why || row->n == 0 || STREQ (why, "no resamples") ? NULL : why;
+}
+
+/* Why ROW's comparison has no interval, or NULL.  */
+static const char *
+comparison_reason (const struct summary_row *row)
+{
+  return !row->compared ? NULL : row->welch.diff_why ? row->welch.diff_why
+    : row->welch.ratio_why;
+}
+
 static void
-explain (const struct summary_data *d, const struct summary_config *config,
-         const struct summary_row *rows, size_t nrows)
+say_interval (const struct summary_data *d, const struct summary_config *config,
+              const struct summary_row *row, const char *why, size_t count)
+{
+  char where[256];
+  row_where (d, row, where, sizeof where);
+  if (STREQ (why, "too few values for a distribution-free interval of the median"))
+    warn (0, "no distribution-free %g%% interval of the median from fewer than %zu "
+          "values, in %zu row%s (first: %scolumn %s, n=%zu)", 100 * config->confidence,
+          interval_median_min_n (config->confidence), count, count == 1 ? "" : "s",
+          where, quote (d->values[row->value].name), row->n);
+  else
+    warn (0, "no interval: %s, in %zu row%s (first: %scolumn %s, n=%zu)",
+          why, count, count == 1 ? "" : "s", where, quote (d->values[row->value].name),
+          row->n);
+}
+
+static void
+say_comparison (const struct summary_data *d, const struct summary_config *config,
+                const struct summary_row *row, const char *why, size_t count)
+{
+  (void) config;
+  warn (0, "%s: %s, in %zu comparison%s (first: %s=%s, column %s)",
+        row->welch.diff_why ? "no comparison intervals" : "no interval of the ratio",
+        why, count, count == 1 ? "" : "s",
+        quotef (d->group_names[d->compare_index]),
+        quotef (d->groups[row->group].key[d->compare_index]),
+        quote (d->values[row->value].name));
+}
+
+/* Each reason REASON gives, said once by SAY with how many rows give it
+   and the first of them.  Reasons are static strings: the same pointer
+   is the same reason.  */
+static void
+say_each_reason_once (const struct summary_data *d, const struct summary_config *config,
+                      const struct summary_row *rows, size_t nrows,
+                      const char *(*reason) (const struct summary_row *),
+                      void (*say) (const struct summary_data *, const struct summary_config *,
+                                   const struct summary_row *, const char *, size_t))
 {
   const char *said[32];
   size_t nsaid = 0;
   for (size_t r = 0; r < nrows; r++)
     {
-      const char *why = rows[r].ci_why;
-      if (!why || rows[r].n == 0 || STREQ (why, "no resamples"))
+      const char *why = reason (&rows[r]);
+      if (!why)
         continue;
       bool seen = false;
       for (size_t i = 0; i < nsaid; i++)
@@ -293,50 +350,8 @@ explain (const struct summary_data *d, const struct summary_config *config,
       said[nsaid++] = why;
       size_t count = 0;
       for (size_t s = r; s < nrows; s++)
-        count += rows[s].ci_why == why && rows[s].n > 0;
-      const struct summary_row *row = &rows[r];
-      char where[256];
-      row_where (d, row, where, sizeof where);
-      if (STREQ (why, "too few values for a distribution-free interval of the median"))
-        warn (0, "no distribution-free %g%% interval of the median from fewer than %zu "
-              "values, in %zu row%s (first: %scolumn %s, n=%zu)", 100 * config->confidence,
-              interval_median_min_n (config->confidence), count, count == 1 ? "" : "s",
-              where, quote (d->values[row->value].name), row->n);
-      else
-        warn (0, "no interval: %s, in %zu row%s (first: %scolumn %s, n=%zu)",
-              why, count, count == 1 ? "" : "s", where, quote (d->values[row->value].name),
-              row->n);
-    }
-}
-
-/* Each reason for a missing comparison interval, said once.  */
-static void
-explain_comparisons (const struct summary_data *d, const struct summary_row *rows, size_t nrows)
-{
-  const char *said[8];
-  size_t nsaid = 0;
-  for (size_t r = 0; r < nrows; r++)
-    {
-      const struct welch *w = &rows[r].welch;
-      const char *why = w->diff_why ? w->diff_why : w->ratio_why;
-      if (!rows[r].compared || !why)
-        continue;
-      bool seen = false;
-      for (size_t i = 0; i < nsaid; i++)
-        seen |= said[i] == why;
-      if (seen || nsaid == ARRAY_SIZE (said))
-        continue;
-      said[nsaid++] = why;
-      size_t count = 0;
-      for (size_t s = r; s < nrows; s++)
-        count += rows[s].compared
-          && (rows[s].welch.diff_why ? rows[s].welch.diff_why : rows[s].welch.ratio_why) == why;
-      warn (0, "%s: %s, in %zu comparison%s (first: %s=%s, column %s)",
-            w->diff_why ? "no comparison intervals" : "no interval of the ratio",
-            why, count, count == 1 ? "" : "s",
-            quotef (d->group_names[d->compare_index]),
-            quotef (d->groups[rows[r].group].key[d->compare_index]),
-            quote (d->values[rows[r].value].name));
+        count += reason (&rows[s]) == why;
+      say (d, config, &rows[r], why, count);
     }
 }
 
@@ -473,9 +488,9 @@ summarize_compute (struct summary_data *d, const struct summary_config *config,
   if (d->compare_level)
     compare (d, config, rows, row_of);
   free (row_of);
-  explain (d, config, rows, count);
+  say_each_reason_once (d, config, rows, count, interval_reason, say_interval);
   if (d->compare_level)
-    explain_comparisons (d, rows, count);
+    say_each_reason_once (d, config, rows, count, comparison_reason, say_comparison);
   warn_outliers (d, rows, count);
   warn_shape (d, config, rows, count);
   *nrows = count;

@@ -1066,3 +1066,28 @@ v,2,1,2"
 日本  v       2        0     3   0   0    3       3    3       -        -  mean     t              0.95          3              0                0
 ab    v       2        0     5   0   0    5       5    5       -        -  mean     t              0.95          5              0                0"
 }
+
+@test "cells of more than 16 digits read as the nearest double" {
+  # Python's float() gives the same: 1.2345678901234567e+19,
+  # 0.12345678901234568, 3.141592653589793, 1e+26, and 2^53 + 1 rounds to
+  # even, 9007199254740992.
+  run sh -c "printf 'g,v\na,12345678901234567890\nb,0.12345678901234567890123\nc,3.141592653589793238462643\nd,100000000000000000000000001\ne,9007199254740993\n' | bench-summarize --by g --resamples 0 --value v 2>/dev/null | cut -d, -f1,5"
+  assert_status 0
+  assert_output "g,mean
+a,1.2345678901234567e+19
+b,0.12345678901234568
+c,3.141592653589793
+d,1e+26
+e,9007199254740992"
+}
+
+@test "the geometric mean with a zero: empty, and said once" {
+  run bench-summarize --ci-stat gmean --resamples 0 <<<"v
+0
+2
+8"
+  assert_status 0
+  assert_output "bench-summarize: no interval: a value is not positive (no geometric mean), in 1 row (first: column 'v', n=3)
+column,n,missing,mean,sd,se,min,median,max,gmean,ci_low,ci_high,ci_stat,ci_method,ci_level,seed,p5,p95,outliers_mild,outliers_severe
+v,3,0,3.3333333333333335,4.163331998932265,2.4037008503093262,0,2,8,,,,gmean,t,0.95,,0.2,7.3999999999999995,0,0"
+}
