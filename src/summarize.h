@@ -19,6 +19,7 @@
 
 #include "bootstrap.h"
 #include "intervals.h"
+#include "rank.h"
 
 struct summarize_options
 {
@@ -122,6 +123,7 @@ struct summary_config
   uint64_t seed;
   bool progress;                /* show bootstrap progress on stderr */
   bool log_scale;               /* the mean's t and boot-t on the log scale */
+  bool rank;                    /* comparisons add the rank-sum test */
 };
 
 /* One output row: one group and one value column.  Unknown numbers
@@ -141,6 +143,7 @@ struct summary_row
   size_t outliers_mild, outliers_severe;  /* Tukey: beyond 1.5 and 3 IQR */
   bool compared;                /* has a base level to be compared with */
   struct welch welch;
+  struct rank_test rank;        /* with summary_config.rank */
 };
 
 struct summary_data *summarize_new (const struct summarize_options *options);

@@ -177,6 +177,7 @@ compute_cell (struct summary_data *d, const struct summary_config *config,
   row->percentiles = xcalloc (config->npercentiles + 1, sizeof *row->percentiles);
   row->mean = row->sd = row->se = row->min = row->median = row->max = row->gmean = NAN;
   interval_welch (NAN, NAN, 0, NAN, NAN, 0, config->confidence, &row->welch);
+  rank_test (NULL, 0, NULL, 0, config->confidence, &row->rank);
   for (size_t i = 0; i < config->npercentiles; i++)
     row->percentiles[i] = NAN;
   choose_ci (config, &d->values[v], n, row);
@@ -260,6 +261,12 @@ compare (struct summary_data *d, const struct summary_config *config,
             row->compared = true;
             interval_welch (row->mean, row->sd, row->n, base_row->mean, base_row->sd,
                             base_row->n, config->confidence, &row->welch);
+            if (config->rank)
+              {
+                const struct summary_cell *x = &d->groups[g].cells[v];
+                const struct summary_cell *y = &d->groups[b].cells[v];
+                rank_test (x->values, x->n, y->values, y->n, config->confidence, &row->rank);
+              }
           }
       }
   key_table_free (&bases);

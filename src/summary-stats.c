@@ -122,6 +122,11 @@ const struct summary_statistic summary_statistics[] = {
   { "t", STAT_NUMBER, STAT_FAM_T, ROW (welch.t), STAT_PART_COMPARE, NULL },
   { "df", STAT_NUMBER, STAT_FAM_DF, ROW (welch.df), STAT_PART_COMPARE, NULL },
   { "p_welch", STAT_P, STAT_FAM_NONE, ROW (welch.p), STAT_PART_COMPARE, NULL },
+  { "u", STAT_NUMBER, STAT_FAM_U, ROW (rank.u), STAT_PART_RANK, NULL },
+  { "p_rank", STAT_P, STAT_FAM_NONE, ROW (rank.p), STAT_PART_RANK, NULL },
+  { "shift", STAT_NUMBER, STAT_FAM_DIFF, ROW (rank.shift), STAT_PART_RANK, NULL },
+  { "shift_ci_low", STAT_NUMBER, STAT_FAM_DIFF, ROW (rank.shift_low), STAT_PART_RANK, NULL },
+  { "shift_ci_high", STAT_NUMBER, STAT_FAM_DIFF, ROW (rank.shift_high), STAT_PART_RANK, NULL },
 };
 #undef ROW
 const size_t summary_nstatistics = ARRAY_SIZE (summary_statistics);

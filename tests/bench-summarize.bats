@@ -1091,3 +1091,30 @@ e,9007199254740992"
 column,n,missing,mean,sd,se,min,median,max,gmean,ci_low,ci_high,ci_stat,ci_method,ci_level,seed,p5,p95,outliers_mild,outliers_severe
 v,3,0,3.3333333333333335,4.163331998932265,2.4037008503093262,0,2,8,,,,gmean,t,0.95,,0.2,7.3999999999999995,0,0"
 }
+
+@test "--rank: Mann-Whitney U, p and the Hodges-Lehmann shift interval, exact and normal" {
+  # References from tests/data/reference/mann-whitney.py (exact by
+  # enumerating subsets of ranks; normal in mpmath).  Without ties, 13
+  # values: exact, U 32, p 0.13752913752913754, shift 1.45 [-0.9, 4.1].
+  run sh -c "printf 'arm,x\nb,1.1\nb,1.9\nb,2.2\nb,3.3\nb,4.0\nb,4.4\nb,5.9\nn,2.5\nn,3.1\nn,4.7\nn,5.2\nn,6.8\nn,7.4\n' | bench-summarize --compare arm=b --rank --resamples 0 2>/dev/null | cut -d, -f1,2,34-"
+  assert_status 0
+  assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
+b,x,,,,,
+n,x,32,0.13752913752913754,1.4500000000000002,-0.8999999999999999,4.1000000000000005"
+  # Ties (3 and 5 on both sides): normal with the tie correction, U 22,
+  # p 0.05855263015682664, shift 4 [0, 8].
+  run sh -c "printf 'arm,x\nb,1\nb,2\nb,3\nb,4\nb,5\nn,3\nn,5\nn,7\nn,9\nn,11\n' | bench-summarize --compare arm=b --rank --resamples 0 2>/dev/null | cut -d, -f1,2,34-"
+  assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
+b,x,,,,,
+n,x,22,0.05855263015682661,4,0,8"
+  # 60 values: normal, U 617, p 0.013831619802975434, shift 3.715 [0.84, 6.78].
+  awk 'BEGIN { print "arm,x"; for (i = 0; i < 30; i++) { print "b," (i * 1.37) % 17; print "n," (i * 2.11) % 19 + 1.5 } }' > "$TMP/big.csv"
+  run sh -c "bench-summarize --compare arm=b --rank --resamples 0 '$TMP/big.csv' 2>/dev/null | cut -d, -f1,2,34-"
+  assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
+b,x,,,,,
+n,x,617,0.013831619802975412,3.715,0.8399999999999999,6.780000000000001"
+  run bench-summarize --rank --resamples 0 <<<"v
+1"
+  assert_status 64
+  assert_output "bench-summarize: --rank: needs --compare or --baseline"
+}
