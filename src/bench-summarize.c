@@ -17,7 +17,7 @@ enum
   OPT_BY = OPTION_FIRST_PRIVATE, OPT_VALUE, OPT_RATIO, OPT_COMPARE, OPT_CI,
   OPT_CI_STAT, OPT_CONFIDENCE, OPT_RESAMPLES, OPT_SEED, OPT_PERCENTILES,
   OPT_FORMAT, OPT_PLOT, OPT_STRICT, OPT_BASELINE, OPT_FAIL_IF_WORSE, OPT_LOG_SCALE,
-  OPT_FAMILY_WISE, OPT_RANK,
+  OPT_FAMILY_WISE, OPT_RANK, OPT_PAIRED,
 };
 
 static const struct option long_options[] = {
@@ -39,6 +39,7 @@ static const struct option long_options[] = {
   { "log-scale", no_argument, NULL, OPT_LOG_SCALE },
   { "family-wise", required_argument, NULL, OPT_FAMILY_WISE },
   { "rank", no_argument, NULL, OPT_RANK },
+  { "paired", required_argument, NULL, OPT_PAIRED },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -65,6 +66,9 @@ concatenated.\n\
   --rank                 comparisons add the Wilcoxon-Mann-Whitney rank-sum\n\
                            test (u, p_rank) and the Hodges-Lehmann shift\n\
                            with its interval (shift, shift_ci_low/high)\n\
+  --paired KEY           comparisons also pair rows by column KEY (a run or\n\
+                           block): the mean paired difference and the\n\
+                           geometric mean of paired ratios, with t intervals\n\
   --baseline FILE        compare the FILEs (candidate) with this one\n\
   --fail-if-worse COL:TOL%:higher|lower\n\
                          with --baseline, exit 1 when COL got worse than the\n\
@@ -190,6 +194,9 @@ main (int argc, char **argv)
       case OPT_STRICT:
         options.strict = true;
         break;
+      case OPT_PAIRED:
+        options.paired = optarg;
+        break;
       case OPT_RANK:
         config.rank = true;
         break;
@@ -239,6 +246,8 @@ main (int argc, char **argv)
     die (EXIT_USAGE, 0, "--baseline: compares with the baseline file; not with --compare");
   if (config.rank && !options.baseline && !options.compare)
     die (EXIT_USAGE, 0, "--rank: needs --compare or --baseline");
+  if (options.paired && !options.baseline && !options.compare)
+    die (EXIT_USAGE, 0, "--paired: needs --compare or --baseline");
   if (ngates && !options.baseline)
     die (EXIT_USAGE, 0, "--fail-if-worse: needs --baseline");
   if (plot && format >= 0 && format != SUMMARY_TABLE)

@@ -2,6 +2,8 @@
 #include "system.h"
 #include "intervals.h"
 #include "distributions.h"
+#include "stats.h"
+#include "die.h"
 
 #include <math.h>
 
@@ -182,4 +184,42 @@ interval_fieller_p (const struct welch *w, double rho, bool above)
     t = -t;
   double half = dist_t_two_sided_p (t, w->df) / 2;
   return t > 0 ? half : 1 - half;
+}
+
+void
+interval_paired (const double *x, const double *y, size_t n, double confidence,
+                 struct paired *p)
+{
+  *p = (struct paired) { (double) n, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NULL, NULL };
+  if (n == 0)
+    {
+      p->diff_why = p->ratio_why = "no pairs";
+      return;
+    }
+  double *d = xmalloc (n * sizeof *d);
+  bool positive = true;
+  for (size_t i = 0; i < n; i++)
+    {
+      d[i] = x[i] - y[i];
+      positive &= x[i] > 0 && y[i] > 0;
+    }
+  p->diff = stats_mean (d, n);
+  double sd = stats_sd (d, n, p->diff);
+  p->diff_why = interval_t_mean (p->diff, sd, n, confidence, &p->diff_low, &p->diff_high);
+  if (!p->diff_why)
+    p->p = dist_t_two_sided_p (p->diff / (sd / sqrt ((double) n)), (double) (n - 1));
+  if (!positive)
+    p->ratio_why = "a value is not positive (no ratio of logarithms)";
+  else
+    {
+      for (size_t i = 0; i < n; i++)
+        d[i] = log (x[i]) - log (y[i]);
+      double m = stats_mean (d, n);
+      p->ratio = exp (m);
+      p->ratio_why = interval_t_mean (m, stats_sd (d, n, m), n, confidence, &p->ratio_low,
+                                      &p->ratio_high);
+      p->ratio_low = exp (p->ratio_low);
+      p->ratio_high = exp (p->ratio_high);
+    }
+  free (d);
 }

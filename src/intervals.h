@@ -58,6 +58,20 @@ void interval_welch (double mean1, double sd1, size_t n1,
                      double mean2, double sd2, size_t n2,
                      double confidence, struct welch *w);
 
+/* A paired comparison of X[i] with Y[i], i < N: the mean difference
+   with Student's t interval (N-1 df) and its two-sided p, and the
+   geometric mean of the ratios X[i]/Y[i] with the t interval of their
+   logarithms, exponentiated (every value positive).  */
+struct paired
+{
+  double pairs;                 /* a count, as a double: empty where unknown */
+  double diff, diff_low, diff_high, p;
+  double ratio, ratio_low, ratio_high;
+  const char *diff_why, *ratio_why;
+};
+void interval_paired (const double *x, const double *y, size_t n, double confidence,
+                      struct paired *p);
+
 /* The one-sided p-value of Fieller's test that the ratio of W is not
    above RHO (ABOVE) or not below it (!ABOVE): the t statistic
    (mean1 - RHO mean2) / sqrt(v1 + RHO^2 v2), signed to count the

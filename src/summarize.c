@@ -19,6 +19,8 @@ struct summarize_reader
   bool started;
   struct key_table groups;
   struct key_buffer key;
+  size_t pair_column;           /* --paired; SIZE_MAX without */
+  struct key_table pair_keys;
 };
 
 static size_t
@@ -117,6 +119,15 @@ first_header (struct summary_data *d, struct summarize_reader *r,
       set_compared (d, r, SIZE_MAX, SUMMARY_BASELINE_COLUMN, SUMMARY_BASELINE_LEVEL);
     }
 
+  r->pair_column = SIZE_MAX;
+  if (o->paired)
+    {
+      r->pair_column = require_column (r, "--paired", o->paired);
+      d->paired = true;
+      if (is_group_column (d, r, r->pair_column))
+        die (EXIT_USAGE, 0, "--paired: %s is a group column; pairs are found within a group",
+             quote (o->paired));
+    }
   if (o->value)
     for (size_t i = 0; i < o->nvalue; i++)
       {
@@ -130,7 +141,7 @@ first_header (struct summary_data *d, struct summarize_reader *r,
       }
   else
     for (size_t i = 0; i < r->ncolumns; i++)
-      if (!is_group_column (d, r, i))
+      if (!is_group_column (d, r, i) && i != r->pair_column)
         {
           /* A column named as a value is a value, never an identifier. */
           bool named = false;
@@ -209,13 +220,24 @@ is_header_again (struct summarize_reader *r, const struct csv_record *record)
   return true;
 }
 
+/* Add V, and with --paired (PAIR not SIZE_MAX) its row's key.  */
 static void
-cell_push (struct summary_cell *c, double v)
+cell_push (struct summary_cell *c, double v, size_t pair)
 {
   if (c->n == c->size)
     {
       c->size = c->size ? 2 * c->size : 16;
       c->values = xreallocarray (c->values, c->size, sizeof *c->values);
+      if (pair != SIZE_MAX)
+        {
+          c->pair_values = xreallocarray (c->pair_values, c->size, sizeof *c->pair_values);
+          c->pair_keys = xreallocarray (c->pair_keys, c->size, sizeof *c->pair_keys);
+        }
+    }
+  if (pair != SIZE_MAX)
+    {
+      c->pair_values[c->n] = v;
+      c->pair_keys[c->n] = pair;
     }
   c->values[c->n++] = v;
 }
@@ -298,6 +320,14 @@ data_row (struct summary_data *d, struct summarize_reader *r,
       group->cells = xcalloc (d->nvalues + 1, sizeof *group->cells);
     }
   struct summary_cell *cells = d->groups[g].cells;
+  size_t pair = SIZE_MAX;
+  if (r->pair_column != SIZE_MAX)
+    {
+      size_t f = r->position[r->pair_column];
+      pair = key_table_intern (&r->pair_keys, record->fields[f], record->lengths[f],
+                               d->npair_keys);
+      d->npair_keys += pair == d->npair_keys;
+    }
 
   for (size_t v = 0; v < d->nvalues; v++)
     {
@@ -328,7 +358,7 @@ data_row (struct summary_data *d, struct summarize_reader *r,
         }
       count_cell (value, r, record, value->name, text, kind);
       if (kind == CELL_NUMBER)
-        cell_push (&cells[v], x);
+        cell_push (&cells[v], x, pair);
       else
         cells[v].missing++;
     }
@@ -517,6 +547,8 @@ summarize_finish (struct summary_data *d)
         for (size_t g = 0; g < d->ngroups; g++)
           {
             free (d->groups[g].cells[v].values);
+            free (d->groups[g].cells[v].pair_values);
+            free (d->groups[g].cells[v].pair_keys);
             d->groups[g].cells[v] = (struct summary_cell) { 0 };
           }
     }
@@ -551,7 +583,11 @@ summarize_free (struct summary_data *d, struct summary_row *rows, size_t nrows)
         free (d->groups[g].key[i]);
       free (d->groups[g].key);
       for (size_t v = 0; v < d->nvalues; v++)
-        free (d->groups[g].cells[v].values);
+        {
+          free (d->groups[g].cells[v].values);
+          free (d->groups[g].cells[v].pair_values);
+          free (d->groups[g].cells[v].pair_keys);
+        }
       free (d->groups[g].cells);
     }
   free (d->groups);
@@ -576,6 +612,7 @@ summarize_free (struct summary_data *d, struct summary_row *rows, size_t nrows)
   free (r->position);
   free (r->group_columns);
   key_table_free (&r->groups);
+  key_table_free (&r->pair_keys);
   free (r->key.text);
   free (r);
   free (d);

@@ -31,6 +31,7 @@ struct summarize_options
   size_t nratio;
   const char *compare;          /* "COL=LEVEL", or NULL */
   const char *baseline;         /* a baseline file to compare with, or NULL */
+  const char *paired;           /* comparisons pair rows by this column */
   bool strict;                  /* missing, infinite and text cells are errors */
   bool log_scale;               /* every summarized value must be > 0 */
   char **named;                 /* columns named as values elsewhere */
@@ -52,6 +53,10 @@ struct summary_cell
   double *values;
   size_t n, size;
   size_t missing;
+  /* With --paired: each value again, in row order, and its row's key in
+     the pairing column (an index into summary_data.npair_keys).  */
+  double *pair_values;
+  size_t *pair_keys;
 };
 
 struct summary_group
@@ -90,6 +95,8 @@ struct summary_data
   size_t rows;                  /* data rows read */
   size_t repeated_headers;      /* header lines met again and skipped */
   size_t compare_index;         /* in group_names; SIZE_MAX without --compare */
+  size_t npair_keys;            /* distinct values of the --paired column */
+  bool paired;                  /* --paired: comparisons pair rows */
   char *compare_level;
   struct summarize_reader *reader;
 };
@@ -144,6 +151,7 @@ struct summary_row
   bool compared;                /* has a base level to be compared with */
   struct welch welch;
   struct rank_test rank;        /* with summary_config.rank */
+  struct paired paired;         /* with --paired */
 };
 
 struct summary_data *summarize_new (const struct summarize_options *options);

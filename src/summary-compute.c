@@ -178,6 +178,7 @@ compute_cell (struct summary_data *d, const struct summary_config *config,
   row->mean = row->sd = row->se = row->min = row->median = row->max = row->gmean = NAN;
   interval_welch (NAN, NAN, 0, NAN, NAN, 0, config->confidence, &row->welch);
   rank_test (NULL, 0, NULL, 0, config->confidence, &row->rank);
+  interval_paired (NULL, NULL, 0, config->confidence, &row->paired);
   for (size_t i = 0; i < config->npercentiles; i++)
     row->percentiles[i] = NAN;
   choose_ci (config, &d->values[v], n, row);
@@ -224,6 +225,39 @@ compute_cell (struct summary_data *d, const struct summary_config *config,
     row->ci_low = row->ci_high = NAN;
 }
 
+/* Each side's mean per key of the pairing column, over the keys both
+   sides have, compared pair by pair.  */
+static void
+compare_paired (const struct summary_data *d, const struct summary_cell *x,
+                const struct summary_cell *y, const struct summary_config *config,
+                struct paired *p)
+{
+  size_t keys = d->npair_keys;
+  double *sum = xcalloc (2 * keys + 1, sizeof *sum);
+  size_t *count = xcalloc (2 * keys + 1, sizeof *count);
+  const struct summary_cell *side[2] = { x, y };
+  for (int s = 0; s < 2; s++)
+    for (size_t i = 0; i < side[s]->n; i++)
+      {
+        size_t k = side[s]->pair_keys[i];
+        sum[2 * k + s] += side[s]->pair_values[i];
+        count[2 * k + s]++;
+      }
+  double *a = xcalloc (keys + 1, sizeof *a), *b = xcalloc (keys + 1, sizeof *b);
+  size_t n = 0;
+  for (size_t k = 0; k < keys; k++)
+    if (count[2 * k] && count[2 * k + 1])
+      {
+        a[n] = sum[2 * k] / (double) count[2 * k];
+        b[n++] = sum[2 * k + 1] / (double) count[2 * k + 1];
+      }
+  interval_paired (a, b, n, config->confidence, p);
+  free (a);
+  free (b);
+  free (sum);
+  free (count);
+}
+
 /* Compare each group with the group that differs from it only by having
    the base level in the compared column.  */
 static void
@@ -261,6 +295,9 @@ compare (struct summary_data *d, const struct summary_config *config,
             row->compared = true;
             interval_welch (row->mean, row->sd, row->n, base_row->mean, base_row->sd,
                             base_row->n, config->confidence, &row->welch);
+            if (d->paired)
+              compare_paired (d, &d->groups[g].cells[v], &d->groups[b].cells[v], config,
+                              &row->paired);
             if (config->rank)
               {
                 const struct summary_cell *x = &d->groups[g].cells[v];

@@ -36,7 +36,7 @@ struct layout
   const struct summary_data *d;
   const struct summary_config *config;
   char **labels;
-  bool gmean, compare, rank;
+  bool gmean, compare, rank, paired;
   size_t width;                 /* fields per row */
   char seed[24];                /* text: 64 bits are more than JSON numbers hold */
 };
@@ -45,14 +45,16 @@ static bool
 part_shown (const struct layout *l, enum stat_part part)
 {
   return part == STAT_PART_ALWAYS || (part == STAT_PART_GMEAN && l->gmean)
-    || (part == STAT_PART_COMPARE && l->compare) || (part == STAT_PART_RANK && l->rank);
+    || (part == STAT_PART_COMPARE && l->compare) || (part == STAT_PART_RANK && l->rank)
+    || (part == STAT_PART_PAIRED && l->paired);
 }
 
 static struct layout
 layout_new (const struct summary_data *d, const struct summary_config *config, char **labels)
 {
   struct layout l = { d, config, labels, false, d->compare_level != NULL,
-                      d->compare_level != NULL && config->rank, 0, "" };
+                      d->compare_level != NULL && config->rank,
+                      d->compare_level != NULL && d->paired, 0, "" };
   snprintf (l.seed, sizeof l.seed, "%" PRIu64, config->seed);
   for (size_t v = 0; v < d->nvalues; v++)
     l.gmean |= d->values[v].numeric && d->values[v].ratio;
@@ -119,6 +121,8 @@ field_half (const struct summary_row *row, size_t offset)
     WITH_CI (welch.diff, welch.diff_low, welch.diff_high),
     WITH_CI (welch.pct, welch.pct_low, welch.pct_high),
     WITH_CI (rank.shift, rank.shift_low, rank.shift_high),
+    WITH_CI (paired.diff, paired.diff_low, paired.diff_high),
+    WITH_CI (paired.ratio, paired.ratio_low, paired.ratio_high),
 #undef WITH_CI
   };
   const char *base = (const char *) row;
@@ -161,7 +165,7 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
         case STAT_NUMBER:
         case STAT_P:
           x.number = *(const double *) (base + s->offset);
-          if ((s->part == STAT_PART_COMPARE || s->part == STAT_PART_RANK) && !row->compared)
+          if (s->part >= STAT_PART_COMPARE && !row->compared)
             x.number = NAN;
           x.half = field_half (row, s->offset);
           break;

@@ -127,6 +127,18 @@ const struct summary_statistic summary_statistics[] = {
   { "shift", STAT_NUMBER, STAT_FAM_DIFF, ROW (rank.shift), STAT_PART_RANK, NULL },
   { "shift_ci_low", STAT_NUMBER, STAT_FAM_DIFF, ROW (rank.shift_low), STAT_PART_RANK, NULL },
   { "shift_ci_high", STAT_NUMBER, STAT_FAM_DIFF, ROW (rank.shift_high), STAT_PART_RANK, NULL },
+  { "pairs", STAT_NUMBER, STAT_FAM_U, ROW (paired.pairs), STAT_PART_PAIRED, NULL },
+  { "paired_diff", STAT_NUMBER, STAT_FAM_DIFF, ROW (paired.diff), STAT_PART_PAIRED, NULL },
+  { "paired_diff_ci_low", STAT_NUMBER, STAT_FAM_DIFF, ROW (paired.diff_low), STAT_PART_PAIRED,
+    NULL },
+  { "paired_diff_ci_high", STAT_NUMBER, STAT_FAM_DIFF, ROW (paired.diff_high),
+    STAT_PART_PAIRED, NULL },
+  { "paired_ratio", STAT_NUMBER, STAT_FAM_RATIO, ROW (paired.ratio), STAT_PART_PAIRED, NULL },
+  { "paired_ratio_ci_low", STAT_NUMBER, STAT_FAM_RATIO, ROW (paired.ratio_low),
+    STAT_PART_PAIRED, NULL },
+  { "paired_ratio_ci_high", STAT_NUMBER, STAT_FAM_RATIO, ROW (paired.ratio_high),
+    STAT_PART_PAIRED, NULL },
+  { "p_paired", STAT_P, STAT_FAM_NONE, ROW (paired.p), STAT_PART_PAIRED, NULL },
 };
 #undef ROW
 const size_t summary_nstatistics = ARRAY_SIZE (summary_statistics);

@@ -29,8 +29,10 @@ enum stat_family { STAT_FAM_NONE, STAT_FAM_LOCATION, STAT_FAM_SD, STAT_FAM_SE, S
                    STAT_FAM_U, STAT_FAM_COUNT };
 
 /* When the column is there: always, with a geometric mean (--ratio or
-   --ci-stat gmean), with a comparison, or with a comparison and --rank. */
-enum stat_part { STAT_PART_ALWAYS, STAT_PART_GMEAN, STAT_PART_COMPARE, STAT_PART_RANK };
+   --ci-stat gmean), with a comparison, or with a comparison and --rank
+   or --paired.  */
+enum stat_part { STAT_PART_ALWAYS, STAT_PART_GMEAN, STAT_PART_COMPARE, STAT_PART_RANK,
+                 STAT_PART_PAIRED };
 
 /* What a compute function sees of one group's column: its N > 0 values,
    sorted when SORTED (else in any order, which it may change), and the

@@ -1118,3 +1118,27 @@ n,x,617,0.013831619802975412,3.715,0.8399999999999999,6.780000000000001"
   assert_status 64
   assert_output "bench-summarize: --rank: needs --compare or --baseline"
 }
+
+@test "--paired: the paired difference and ratio of rows that share a run" {
+  # Runs drift 10..40 on both arms, so Welch sees no difference (p 0.52);
+  # paired, the differences 1, 1.5, 2, 2.5 give 1.75 [0.72287, 2.77713],
+  # p 0.012307551821486286, and the ratios' geometric mean 1.0759441
+  # [1.0496949, 1.1028496] (mpmath).  Run 5 has no pair and is left out.
+  run sh -c "printf 'run,arm,ms\n1,b,10\n2,b,20\n3,b,30\n4,b,40\n1,n,11\n2,n,21.5\n3,n,32\n4,n,42.5\n5,n,50\n' | bench-summarize --compare arm=b --paired run --resamples 0 2>/dev/null | cut -d, -f1,2,33-"
+  assert_status 0
+  assert_output "arm,column,p_welch,pairs,paired_diff,paired_diff_ci_low,paired_diff_ci_high,paired_ratio,paired_ratio_ci_low,paired_ratio_ci_high,p_paired
+b,ms,,,,,,,,,
+n,ms,0.5235434938870541,4,1.75,0.7228698716197397,2.7771301283802603,1.0759440864079146,1.04969492939049,1.1028496419891822,0.012307551821486273"
+  run bench-summarize --paired run --resamples 0 <<<"run,v
+1,1"
+  assert_status 64
+  assert_output "bench-summarize: --paired: needs --compare or --baseline"
+  run bench-summarize --paired arm --compare arm=b --resamples 0 <<<"arm,v
+b,1"
+  assert_status 64
+  assert_output "bench-summarize: --paired: 'arm' is a group column; pairs are found within a group"
+  run bench-summarize --paired nope --compare arm=b --resamples 0 <<<"arm,v
+b,1"
+  assert_status 64
+  assert_output "bench-summarize: --paired: no column 'nope' in the input"
+}
