@@ -1142,3 +1142,16 @@ b,1"
   assert_status 64
   assert_output "bench-summarize: --paired: no column 'nope' in the input"
 }
+
+@test "warnings go to stderr only: the table on stdout holds none" {
+  # A text cell, a one-value group and a bimodal-looking group all warn.
+  run sh -c "printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table --percentiles 50 2>/dev/null"
+  assert_status 0
+  assert_output "g  column  n  missing  mean       sd       se  min  median  max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe
+a  v       3        0   6.3  2.30652  1.33167    5    5.01    9     0.6     12.1  mean     t              0.95        5.01              0                0
+b  v       1        1     1        -        -    1       1    1       -        -  mean     t              0.95           1              0                0"
+  run sh -c "printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table 2>&1 >/dev/null | cut -c1-60"
+  assert_output "bench-summarize: stdin: line 6, column 'v': 'x' is not a numbe
+bench-summarize: no interval: fewer than 2 values, in 1 row (f
+bench-summarize: column 'v': 1 of 2 rows look bimodal or skewed"
+}
