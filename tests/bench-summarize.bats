@@ -1150,8 +1150,8 @@ b,1"
   assert_output "g  column  n  missing  mean       sd       se  min  median  max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe
 a  v       3        0   6.3  2.30652  1.33167    5    5.01    9     0.6     12.1  mean     t              0.95        5.01              0                0
 b  v       1        1     1        -        -    1       1    1       -        -  mean     t              0.95           1              0                0"
-  run sh -c "printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table 2>&1 >/dev/null | cut -c1-60"
-  assert_output "bench-summarize: stdin: line 6, column 'v': 'x' is not a num
-bench-summarize: no interval: fewer than 2 values, in 1 row
-bench-summarize: column 'v': 1 of 1 rows look bimodal or ske"
+  run sh -c "printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table 2>&1 >/dev/null | cut -c1-40"
+  assert_output "bench-summarize: stdin: line 6, column 'v
+bench-summarize: no interval: fewer than
+bench-summarize: column 'v': 1 of 1 rows"
 }
