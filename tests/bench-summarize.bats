@@ -1151,7 +1151,7 @@ b,1"
 a  v       3        0   6.3  2.30652  1.33167    5    5.01    9     0.6     12.1  mean     t              0.95        5.01              0                0
 b  v       1        1     1        -        -    1       1    1       -        -  mean     t              0.95           1              0                0"
   run sh -c "printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table 2>&1 >/dev/null | cut -c1-40"
-  assert_output "bench-summarize: stdin: line 6, column 'v
+  assert_output "bench-summarize: stdin: line 6, column '
 bench-summarize: no interval: fewer than
 bench-summarize: column 'v': 1 of 1 rows"
 }
