@@ -16,7 +16,8 @@ enum
 {
   OPT_BY = OPTION_FIRST_PRIVATE, OPT_VALUE, OPT_RATIO, OPT_COMPARE, OPT_CI,
   OPT_CI_STAT, OPT_CONFIDENCE, OPT_RESAMPLES, OPT_SEED, OPT_PERCENTILES,
-  OPT_FORMAT, OPT_PLOT, OPT_STRICT, OPT_BASELINE, OPT_FAIL_IF_WORSE,
+  OPT_FORMAT, OPT_PLOT, OPT_STRICT, OPT_BASELINE, OPT_FAIL_IF_WORSE, OPT_LOG_SCALE,
+  OPT_FAMILY_WISE, OPT_RANK, OPT_PAIRED,
 };
 
 static const struct option long_options[] = {
@@ -35,6 +36,10 @@ static const struct option long_options[] = {
   { "format", required_argument, NULL, OPT_FORMAT },
   { "plot", no_argument, NULL, OPT_PLOT },
   { "strict", no_argument, NULL, OPT_STRICT },
+  { "log-scale", no_argument, NULL, OPT_LOG_SCALE },
+  { "family-wise", required_argument, NULL, OPT_FAMILY_WISE },
+  { "rank", no_argument, NULL, OPT_RANK },
+  { "paired", required_argument, NULL, OPT_PAIRED },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -58,16 +63,27 @@ concatenated.\n\
   --compare COL=LEVEL    compare every other level of COL with LEVEL, within\n\
                            each group: ratio of means (Fieller), difference,\n\
                            difference in percent, t, df and Welch's p\n\
+  --rank                 comparisons add the Wilcoxon-Mann-Whitney rank-sum\n\
+                           test (u, p_rank) and the Hodges-Lehmann shift\n\
+                           with its interval (shift, shift_ci_low/high)\n\
+  --paired KEY           comparisons also pair rows by column KEY (a run or\n\
+                           block): the mean paired difference and the\n\
+                           geometric mean of paired ratios, with t intervals\n\
   --baseline FILE        compare the FILEs (candidate) with this one\n\
   --fail-if-worse COL:TOL%:higher|lower\n\
                          with --baseline, exit 1 when COL got worse than the\n\
                            baseline by more than TOL% at the confidence level\n\
-                           (repeatable)\n\
+                           (repeatable); a column named here is summarized\n\
+  --family-wise none|holm  with --fail-if-worse: holm keeps the chance that any\n\
+                           unchanged benchmark fails at (1-C)/2 (default none)\n\
   --ci METHOD            auto, t, boot-t, percentile, bca or order (default\n\
                            auto: t below 30 values, boot-t from 30 to 20000,\n\
                            order statistics for the median)\n\
   --ci-stat STAT         auto, mean, median or gmean (default auto: the mean,\n\
                            the geometric mean of --ratio columns)\n\
+  --log-scale            values must be > 0; the mean's t and boot-t intervals\n\
+                           are found on the log scale (log-t, log-boot-t),\n\
+                           so they stay positive (for rates and times)\n\
   --confidence C         confidence level in (0, 1) (default 0.95)\n\
   --resamples B          bootstrap resamples (default 10000; 0: no bootstrap)\n\
   --seed N               seed of the resampling (default: random, reported)\n\
@@ -81,7 +97,8 @@ concatenated.\n\
 \n\
 Exit status: 0 success, 1 a --fail-if-worse column regressed, 64 bad option\n\
 or a column not in the input, 65 malformed input (or a regression gate that\n\
-could not judge), 66 no input rows or a missing file, 74 write error.\n\
+could not judge), 66 no input rows, a missing file, or a gated benchmark in\n\
+the baseline but not in the candidate, 74 write error.\n\
 See bench-summarize(1).\n", stdout);
   exit (EXIT_OK);
 }
@@ -111,6 +128,7 @@ main (int argc, char **argv)
   bool percentiles_given = false;
   struct gate *gates = NULL;
   size_t ngates = 0;
+  enum gate_family family = GATE_FAMILY_NONE;
 
   int c;
   while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
@@ -139,6 +157,9 @@ main (int argc, char **argv)
       case OPT_FAIL_IF_WORSE:
         gates = xreallocarray (gates, ngates + 1, sizeof *gates);
         gates[ngates++] = gate_parse ("--fail-if-worse", optarg);
+        options.named = xreallocarray (options.named, ngates, sizeof *options.named);
+        options.named[ngates - 1] = gates[ngates - 1].column;
+        options.nnamed = ngates;
         break;
       case OPT_CI:
         config.method = options_choice ("--ci", optarg, ci_method_names);
@@ -173,6 +194,18 @@ main (int argc, char **argv)
       case OPT_STRICT:
         options.strict = true;
         break;
+      case OPT_PAIRED:
+        options.paired = optarg;
+        break;
+      case OPT_RANK:
+        config.rank = true;
+        break;
+      case OPT_FAMILY_WISE:
+        family = options_choice ("--family-wise", optarg, gate_family_names);
+        break;
+      case OPT_LOG_SCALE:
+        options.log_scale = config.log_scale = true;
+        break;
       default:
         options_common (c, usage);
       }
@@ -198,8 +231,8 @@ main (int argc, char **argv)
          "percentile and bca", ci_method_names[config.method]);
   if (config.method == CI_ORDER && config.stat != CI_STAT_AUTO && !median)
     die (EXIT_USAGE, 0, "--ci order: is for the median (--ci-stat median)");
-  bool bootstrap = config.method == CI_BOOT_T || config.method == CI_PERCENTILE
-    || config.method == CI_BCA || (config.method == CI_AUTO && !median);
+  /* auto may take boot-t for a mean.  */
+  bool bootstrap = summary_ci_resamples (config.method) || (config.method == CI_AUTO && !median);
   /* A tail quantile needs some resamples beyond it to mean anything.  */
   double need = ceil (20 / (1 - config.confidence) - 1e-9);
   if (bootstrap && config.resamples > 0 && (double) config.resamples < need)
@@ -211,6 +244,10 @@ main (int argc, char **argv)
 
   if (options.baseline && options.compare)
     die (EXIT_USAGE, 0, "--baseline: compares with the baseline file; not with --compare");
+  if (config.rank && !options.baseline && !options.compare)
+    die (EXIT_USAGE, 0, "--rank: needs --compare or --baseline");
+  if (options.paired && !options.baseline && !options.compare)
+    die (EXIT_USAGE, 0, "--paired: needs --compare or --baseline");
   if (ngates && !options.baseline)
     die (EXIT_USAGE, 0, "--fail-if-worse: needs --baseline");
   if (plot && format >= 0 && format != SUMMARY_TABLE)
@@ -243,13 +280,14 @@ main (int argc, char **argv)
     {
       /* The output first, so a failed gate still shows its numbers.  */
       fflush (stdout);
-      status = gate_check (gates, ngates, data, rows, nrows, config.confidence);
+      status = gate_check (gates, ngates, data, rows, nrows, config.confidence, family);
     }
 
   summarize_free (data, rows, nrows);
   for (size_t i = 0; i < ngates; i++)
     free (gates[i].column);
   free (gates);
+  free (options.named);
   options_list_free (options.by, options.nby);
   options_list_free (options.value, options.nvalue);
   options_list_free (options.ratio, options.nratio);

@@ -148,30 +148,51 @@ studentized (const struct bootstrap_config *config, const double *x, size_t n,
   if (!(se > 0))
     return "all values equal";
   double *reps = xmalloc (b * sizeof *reps);
+  /* Deviations from the sample mean keep the sums small, so doubles hold
+     them to about 1e-12 relative at a million values, far below the
+     resampling error, at a third of the time of long double sums.  */
+  double *dev = xmalloc (n * sizeof *dev);
+  for (size_t i = 0; i < n; i++)
+    dev[i] = x[i] - mean;
   for (size_t r = 0; r < b; r++)
     {
       if (config->progress && r % 1024 == 0)
         config->progress (r, b);
-      /* Deviations from the sample mean keep the sums small.  */
-      long double s1 = 0, s2 = 0;
+      double s1 = 0, s2 = 0;
       for (size_t i = 0; i < n; i++)
         {
-          long double d = (long double) x[rng_below (rng, n)] - mean;
+          double d = dev[rng_below (rng, n)];
           s1 += d;
           s2 += d * d;
         }
-      long double var = (s2 - s1 * s1 / n) / (n - 1);
-      double shift = (double) (s1 / n);
-      double se_r = var > 0 ? (double) sqrtl (var / n) : 0;
+      double var = (s2 - s1 * s1 / (double) n) / (double) (n - 1);
+      double shift = s1 / (double) n;
+      double se_r = var > 0 ? sqrt (var / (double) n) : 0;
+      if (config->log_scale)
+        {
+          /* log(mean*) - log(mean), over the delta method's se* / mean*. */
+          double m_r = mean + shift;
+          shift = log1p (shift / mean);
+          se_r /= m_r;
+        }
       reps[r] = se_r > 0 ? shift / se_r : shift > 0 ? INFINITY : shift < 0 ? -INFINITY : 0;
     }
+  free (dev);
   stats_sort (reps, b);
   double alpha = (1 - config->confidence) / 2;
   double t_low = stats_quantile_sorted (reps, b, alpha);
   double t_high = stats_quantile_sorted (reps, b, 1 - alpha);
   free (reps);
-  *low = mean - t_high * se;
-  *high = mean - t_low * se;
+  if (config->log_scale)
+    {
+      *low = mean * exp (-t_high * se / mean);
+      *high = mean * exp (-t_low * se / mean);
+    }
+  else
+    {
+      *low = mean - t_high * se;
+      *high = mean - t_low * se;
+    }
   if (!isfinite (*low) || !isfinite (*high))
     return "too many resamples without spread";
   return NULL;

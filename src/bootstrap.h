@@ -29,6 +29,10 @@ struct bootstrap_config
   enum bootstrap_method method;
   double confidence;            /* in (0, 1) */
   size_t resamples;
+  /* BOOTSTRAP_STUDENT only: studentize log(mean*) by the delta method's
+     se* / mean* and turn the interval back by exp, so it stays positive
+     (positive data only).  */
+  bool log_scale;
   /* Called now and then with the resamples done so far, or NULL.  */
   void (*progress) (size_t done, size_t total);
 };

@@ -86,6 +86,9 @@ slow:
     return CELL_MISSING;
   if (is_infinity (s, len))
     return CELL_INFINITE;
+  /* strtod reads hexadecimal too; no decimal holds an x.  */
+  if (memchr (s, 'x', len) || memchr (s, 'X', len))
+    return CELL_TEXT;
   char *stop;
   errno = 0;
   double d = strtod (s, &stop);

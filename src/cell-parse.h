@@ -1,8 +1,12 @@
 /* cell-parse.h -- what a CSV cell of a value column holds.
 
-   A number (plain decimal or anything strtod reads that is finite); a
-   missing value: empty, NA, or nan/-nan/+nan in any case (glibc prints
-   -nan); an infinity: inf/-inf/infinity in any case; or text.  */
+   A number: decimal, with an optional sign, fraction and exponent, as
+   strtod reads it (leading blanks and trailing blanks or tabs allowed),
+   finite; never hexadecimal ("0x10" and "0x1p3" are text: benchmark
+   reports write decimals, and a hex cell is more likely a pointer or an
+   ID than a measurement).  A missing value: empty, NA, or nan/-nan/+nan
+   in any case (glibc prints -nan); an infinity: inf/-inf/infinity in any
+   case; or text.  */
 #ifndef ARENABENCH_CELL_PARSE_H
 #define ARENABENCH_CELL_PARSE_H
 

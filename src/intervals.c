@@ -2,6 +2,8 @@
 #include "system.h"
 #include "intervals.h"
 #include "distributions.h"
+#include "stats.h"
+#include "die.h"
 
 #include <math.h>
 
@@ -23,6 +25,21 @@ interval_t_mean (double mean, double sd, size_t n, double confidence,
       *low = *high = NAN;
       return "the interval overflows a double";
     }
+  return NULL;
+}
+
+const char *
+interval_log_t_mean (double mean, double sd, size_t n, double confidence,
+                     double *low, double *high)
+{
+  *low = *high = NAN;
+  if (!(mean > 0))
+    return "the mean is not positive (no log scale)";
+  const char *why = interval_t_mean (log (mean), sd / mean, n, confidence, low, high);
+  if (why)
+    return why;
+  *low = mean * exp (*low - log (mean));
+  *high = mean * exp (*high - log (mean));
   return NULL;
 }
 
@@ -82,7 +99,7 @@ interval_welch (double mean1, double sd1, size_t n1,
                 double confidence, struct welch *w)
 {
   *w = (struct welch) { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
-                        NAN, NAN, NAN, NULL, NULL };
+                        NAN, NAN, NAN, NULL, NULL, mean1, mean2, NAN, NAN };
   w->diff = mean1 - mean2;
   if (mean2 != 0 && isfinite (mean1 / mean2))
     {
@@ -95,6 +112,8 @@ interval_welch (double mean1, double sd1, size_t n1,
       return;
     }
   double v1 = sd1 * sd1 / (double) n1, v2 = sd2 * sd2 / (double) n2;
+  w->v1 = v1;
+  w->v2 = v2;
   double se2 = v1 + v2;
   if (!(se2 > 0))
     {
@@ -121,10 +140,10 @@ interval_welch (double mean1, double sd1, size_t n1,
       w->ratio_why = "the base mean is not clearly away from 0: Fieller's interval is unbounded";
       return;
     }
-  double disc = b * b - a * c;
-  if (disc < 0)
-    disc = 0;
-  double root = sqrt (disc);
+  /* b^2 - a c, expanded so nothing cancels: q^2 (v1 a + mean1^2 v2),
+     both terms >= 0 once a > 0.  As b^2 - a c it lost every digit when
+     the standard errors were below 1e-8 of the means.  */
+  double root = q * sqrt (v1 * a + mean1 * mean1 * v2);
   /* The root nearer 0 by c / (b +- root), without cancellation.  */
   double r1, r2;
   if (b >= 0)
@@ -137,8 +156,10 @@ interval_welch (double mean1, double sd1, size_t n1,
       r1 = (b - root) / a;
       r2 = c / (b - root);
     }
-  w->ratio_low = fmin (r1, r2);
-  w->ratio_high = fmax (r1, r2);
+  /* The point solves the inequality with equality 0 <= q^2 (...), so it
+     lies within; fmin and fmax keep it there against the last bit.  */
+  w->ratio_low = fmin (fmin (r1, r2), w->ratio);
+  w->ratio_high = fmax (fmax (r1, r2), w->ratio);
   if (!isfinite (w->ratio_low) || !isfinite (w->ratio_high))
     {
       w->ratio_low = w->ratio_high = NAN;
@@ -147,4 +168,58 @@ interval_welch (double mean1, double sd1, size_t n1,
     }
   w->pct_low = 100 * (w->ratio_low - 1);
   w->pct_high = 100 * (w->ratio_high - 1);
+}
+
+double
+interval_fieller_p (const struct welch *w, double rho, bool above)
+{
+  double se = sqrt (w->v1 + rho * rho * w->v2);
+  if (!(se > 0) || !(w->df > 0) || w->mean2 == 0)
+    return NAN;
+  /* ratio > rho is (mean1 - rho mean2) / mean2 > 0.  */
+  double t = (w->mean1 - rho * w->mean2) / se;
+  if (w->mean2 < 0)
+    t = -t;
+  if (!above)
+    t = -t;
+  double half = dist_t_two_sided_p (t, w->df) / 2;
+  return t > 0 ? half : 1 - half;
+}
+
+void
+interval_paired (const double *x, const double *y, size_t n, double confidence,
+                 struct paired *p)
+{
+  *p = (struct paired) { (double) n, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NULL, NULL };
+  if (n == 0)
+    {
+      p->diff_why = p->ratio_why = "no pairs";
+      return;
+    }
+  double *d = xmalloc (n * sizeof *d);
+  bool positive = true;
+  for (size_t i = 0; i < n; i++)
+    {
+      d[i] = x[i] - y[i];
+      positive &= x[i] > 0 && y[i] > 0;
+    }
+  p->diff = stats_mean (d, n);
+  double sd = stats_sd (d, n, p->diff);
+  p->diff_why = interval_t_mean (p->diff, sd, n, confidence, &p->diff_low, &p->diff_high);
+  if (!p->diff_why)
+    p->p = dist_t_two_sided_p (p->diff / (sd / sqrt ((double) n)), (double) (n - 1));
+  if (!positive)
+    p->ratio_why = "a value is not positive (no ratio of logarithms)";
+  else
+    {
+      for (size_t i = 0; i < n; i++)
+        d[i] = log (x[i]) - log (y[i]);
+      double m = stats_mean (d, n);
+      p->ratio = exp (m);
+      p->ratio_why = interval_t_mean (m, stats_sd (d, n, m), n, confidence, &p->ratio_low,
+                                      &p->ratio_high);
+      p->ratio_low = exp (p->ratio_low);
+      p->ratio_high = exp (p->ratio_high);
+    }
+  free (d);
 }

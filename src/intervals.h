@@ -7,11 +7,19 @@
 #ifndef ARENABENCH_INTERVALS_H
 #define ARENABENCH_INTERVALS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Mean +- t(df = n-1, (1+C)/2) * SD / sqrt(N).  */
 const char *interval_t_mean (double mean, double sd, size_t n, double confidence,
                              double *low, double *high);
+
+/* The same on the log scale, for positive data: the delta method's
+   standard error of log(mean), SD / (MEAN sqrt(N)), gives
+   MEAN * exp(-+ t * SD / (MEAN sqrt(N))), an interval of the mean that
+   is never negative and is wider above than below.  */
+const char *interval_log_t_mean (double mean, double sd, size_t n, double confidence,
+                                 double *low, double *high);
 
 /* [x(j), x(n+1-j)] of SORTED data, with the largest J whose coverage
    1 - 2 P(B <= j-1), B ~ Binomial(N, 1/2), is at least CONFIDENCE.  None
@@ -39,6 +47,7 @@ struct welch
   double ratio, ratio_low, ratio_high;  /* Fieller, same t quantile */
   double pct, pct_low, pct_high;        /* the ratio less 1, in percent */
   const char *diff_why, *ratio_why;
+  double mean1, mean2, v1, v2;          /* the means and squared SEs */
 };
 
 /* Fills W.  The ratio MEAN1 / MEAN2 has Fieller's interval, solved with
@@ -48,5 +57,27 @@ struct welch
 void interval_welch (double mean1, double sd1, size_t n1,
                      double mean2, double sd2, size_t n2,
                      double confidence, struct welch *w);
+
+/* A paired comparison of X[i] with Y[i], i < N: the mean difference
+   with Student's t interval (N-1 df) and its two-sided p, and the
+   geometric mean of the ratios X[i]/Y[i] with the t interval of their
+   logarithms, exponentiated (every value positive).  */
+struct paired
+{
+  double pairs;                 /* a count, as a double: empty where unknown */
+  double diff, diff_low, diff_high, p;
+  double ratio, ratio_low, ratio_high;
+  const char *diff_why, *ratio_why;
+};
+void interval_paired (const double *x, const double *y, size_t n, double confidence,
+                      struct paired *p);
+
+/* The one-sided p-value of Fieller's test that the ratio of W is not
+   above RHO (ABOVE) or not below it (!ABOVE): the t statistic
+   (mean1 - RHO mean2) / sqrt(v1 + RHO^2 v2), signed to count the
+   alternative's way, against Welch's df.  P < (1 - C) / 2 exactly when
+   W's interval at C lies wholly beyond RHO on that side.  NaN where W
+   has no degrees of freedom.  */
+double interval_fieller_p (const struct welch *w, double rho, bool above);
 
 #endif

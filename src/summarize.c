@@ -19,6 +19,8 @@ struct summarize_reader
   bool started;
   struct key_table groups;
   struct key_buffer key;
+  size_t pair_column;           /* --paired; SIZE_MAX without */
+  struct key_table pair_keys;
 };
 
 static size_t
@@ -117,6 +119,15 @@ first_header (struct summary_data *d, struct summarize_reader *r,
       set_compared (d, r, SIZE_MAX, SUMMARY_BASELINE_COLUMN, SUMMARY_BASELINE_LEVEL);
     }
 
+  r->pair_column = SIZE_MAX;
+  if (o->paired)
+    {
+      r->pair_column = require_column (r, "--paired", o->paired);
+      d->paired = true;
+      if (is_group_column (d, r, r->pair_column))
+        die (EXIT_USAGE, 0, "--paired: %s is a group column; pairs are found within a group",
+             quote (o->paired));
+    }
   if (o->value)
     for (size_t i = 0; i < o->nvalue; i++)
       {
@@ -130,8 +141,14 @@ first_header (struct summary_data *d, struct summarize_reader *r,
       }
   else
     for (size_t i = 0; i < r->ncolumns; i++)
-      if (!is_group_column (d, r, i))
-        add_value (d, r->header[i], i, 0, false, false);
+      if (!is_group_column (d, r, i) && i != r->pair_column)
+        {
+          /* A column named as a value is a value, never an identifier. */
+          bool named = false;
+          for (size_t k = 0; k < o->nnamed; k++)
+            named |= STREQ (o->named[k], r->header[i]);
+          add_value (d, r->header[i], i, 0, false, named);
+        }
   for (size_t i = 0; i < o->nratio; i++)
     {
       char *num = xstrdup (o->ratio[i]);
@@ -144,52 +161,83 @@ first_header (struct summary_data *d, struct summarize_reader *r,
     }
 }
 
+/* FIELD of RECORD, less a UTF-8 byte order mark at the start of a line
+   (a concatenated file's header keeps the one the reader skips only at
+   the start of its input).  */
+static const char *
+header_field (const struct csv_record *record, size_t field)
+{
+  const char *s = record->fields[field];
+  return field == 0 && memcmp (s, "\xef\xbb\xbf", 3) == 0 ? s + 3 : s;
+}
+
+/* Map the first input's columns to RECORD's fields by name into
+   POSITION; false unless RECORD holds the same names, in any order.  */
+static bool
+header_map (const struct summarize_reader *r, const struct csv_record *record,
+            size_t *position)
+{
+  if (record->nfields != r->ncolumns)
+    return false;
+  /* Identical headers (duplicated names included) map one to one.  */
+  bool identical = true;
+  for (size_t i = 0; identical && i < r->ncolumns; i++)
+    identical = STREQ (header_field (record, i), r->header[i]);
+  for (size_t i = 0; i < r->ncolumns; i++)
+    {
+      position[i] = SIZE_MAX;
+      for (size_t f = 0; f < record->nfields; f++)
+        if (identical ? f == i : STREQ (header_field (record, f), r->header[i]))
+          {
+            position[i] = f;
+            break;
+          }
+      if (position[i] == SIZE_MAX)
+        return false;
+    }
+  return true;
+}
+
 /* A later input's header: the same names, perhaps in another order.  */
 static void
 later_header (struct summarize_reader *r, const struct csv_record *record)
 {
-  bool same = record->nfields == r->ncolumns;
-  for (size_t i = 0; same && i < r->ncolumns; i++)
-    {
-      r->position[i] = SIZE_MAX;
-      for (size_t f = 0; f < record->nfields; f++)
-        if (STREQ (record->fields[f], r->header[i]))
-          {
-            r->position[i] = f;
-            break;
-          }
-      same = r->position[i] != SIZE_MAX;
-    }
-  if (!same)
+  if (!header_map (r, record, r->position))
     die (EXIT_DATAERR, 0, "%s: line 1: the columns differ from those of the first input",
          record->source);
-  /* Identical headers (duplicated names included) map one to one.  */
-  bool identical = true;
-  for (size_t i = 0; identical && i < r->ncolumns; i++)
-    identical = STREQ (record->fields[i], r->header[i]);
-  if (identical)
-    for (size_t i = 0; i < r->ncolumns; i++)
-      r->position[i] = i;
 }
 
-/* A data line that repeats this input's header, as concatenated run
-   reports have.  */
+/* A data line that repeats the header, as concatenated run reports
+   have, in this input's order or another: the rows after it are read by
+   its order.  */
 static bool
-is_header_again (const struct summarize_reader *r, const struct csv_record *record)
+is_header_again (struct summarize_reader *r, const struct csv_record *record)
 {
-  for (size_t i = 0; i < r->ncolumns; i++)
-    if (!STREQ (record->fields[r->position[i]], r->header[i]))
-      return false;
+  size_t position[r->ncolumns + 1];
+  if (!header_map (r, record, position))
+    return false;
+  memcpy (r->position, position, r->ncolumns * sizeof *position);
   return true;
 }
 
+/* Add V, and with --paired (PAIR not SIZE_MAX) its row's key.  */
 static void
-cell_push (struct summary_cell *c, double v)
+cell_push (struct summary_cell *c, double v, size_t pair)
 {
   if (c->n == c->size)
     {
       c->size = c->size ? 2 * c->size : 16;
       c->values = xreallocarray (c->values, c->size, sizeof *c->values);
+      if (pair != SIZE_MAX)
+        {
+          c->pair_values = xreallocarray (c->pair_values, c->size, sizeof *c->pair_values);
+          c->pair_keys = xreallocarray (c->pair_keys, c->size, sizeof *c->pair_keys);
+        }
+    }
+  if (pair != SIZE_MAX)
+    {
+      c->pair_values[c->n] = v;
+      c->pair_keys[c->n] = pair;
     }
   c->values[c->n++] = v;
 }
@@ -272,6 +320,14 @@ data_row (struct summary_data *d, struct summarize_reader *r,
       group->cells = xcalloc (d->nvalues + 1, sizeof *group->cells);
     }
   struct summary_cell *cells = d->groups[g].cells;
+  size_t pair = SIZE_MAX;
+  if (r->pair_column != SIZE_MAX)
+    {
+      size_t f = r->position[r->pair_column];
+      pair = key_table_intern (&r->pair_keys, record->fields[f], record->lengths[f],
+                               d->npair_keys);
+      d->npair_keys += pair == d->npair_keys;
+    }
 
   for (size_t v = 0; v < d->nvalues; v++)
     {
@@ -302,7 +358,7 @@ data_row (struct summary_data *d, struct summarize_reader *r,
         }
       count_cell (value, r, record, value->name, text, kind);
       if (kind == CELL_NUMBER)
-        cell_push (&cells[v], x);
+        cell_push (&cells[v], x, pair);
       else
         cells[v].missing++;
     }
@@ -413,6 +469,22 @@ warn_cells (const struct summary_value *value, bool strict)
           quote (value->name), more);
 }
 
+/* --log-scale: every summarized value above 0, or an error naming the
+   first that is not.  */
+static void
+require_positive (const struct summary_data *d)
+{
+  for (size_t v = 0; v < d->nvalues; v++)
+    for (size_t g = 0; d->values[v].numeric && g < d->ngroups; g++)
+      {
+        const struct summary_cell *c = &d->groups[g].cells[v];
+        for (size_t i = 0; i < c->n; i++)
+          if (!(c->values[i] > 0))
+            die (EXIT_DATAERR, 0, "--log-scale: column %s holds %g, not above 0",
+                 quote (d->values[v].name), c->values[i]);
+      }
+}
+
 void
 summarize_finish (struct summary_data *d)
 {
@@ -475,9 +547,13 @@ summarize_finish (struct summary_data *d)
         for (size_t g = 0; g < d->ngroups; g++)
           {
             free (d->groups[g].cells[v].values);
+            free (d->groups[g].cells[v].pair_values);
+            free (d->groups[g].cells[v].pair_keys);
             d->groups[g].cells[v] = (struct summary_cell) { 0 };
           }
     }
+  if (d->reader->options->log_scale)
+    require_positive (d);
   if (d->reader->options->baseline)
     {
       bool base = false, candidate = false;
@@ -507,7 +583,11 @@ summarize_free (struct summary_data *d, struct summary_row *rows, size_t nrows)
         free (d->groups[g].key[i]);
       free (d->groups[g].key);
       for (size_t v = 0; v < d->nvalues; v++)
-        free (d->groups[g].cells[v].values);
+        {
+          free (d->groups[g].cells[v].values);
+          free (d->groups[g].cells[v].pair_values);
+          free (d->groups[g].cells[v].pair_keys);
+        }
       free (d->groups[g].cells);
     }
   free (d->groups);
@@ -532,6 +612,7 @@ summarize_free (struct summary_data *d, struct summary_row *rows, size_t nrows)
   free (r->position);
   free (r->group_columns);
   key_table_free (&r->groups);
+  key_table_free (&r->pair_keys);
   free (r->key.text);
   free (r);
   free (d);

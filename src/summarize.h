@@ -19,6 +19,7 @@
 
 #include "bootstrap.h"
 #include "intervals.h"
+#include "rank.h"
 
 struct summarize_options
 {
@@ -30,7 +31,11 @@ struct summarize_options
   size_t nratio;
   const char *compare;          /* "COL=LEVEL", or NULL */
   const char *baseline;         /* a baseline file to compare with, or NULL */
+  const char *paired;           /* comparisons pair rows by this column */
   bool strict;                  /* missing, infinite and text cells are errors */
+  bool log_scale;               /* every summarized value must be > 0 */
+  char **named;                 /* columns named as values elsewhere */
+  size_t nnamed;                /* (--fail-if-worse): always summarized */
 };
 
 /* Where the first few bad cells of a column were, for the warnings.  */
@@ -48,6 +53,10 @@ struct summary_cell
   double *values;
   size_t n, size;
   size_t missing;
+  /* With --paired: each value again, in row order, and its row's key in
+     the pairing column (an index into summary_data.npair_keys).  */
+  double *pair_values;
+  size_t *pair_keys;
 };
 
 struct summary_group
@@ -86,6 +95,8 @@ struct summary_data
   size_t rows;                  /* data rows read */
   size_t repeated_headers;      /* header lines met again and skipped */
   size_t compare_index;         /* in group_names; SIZE_MAX without --compare */
+  size_t npair_keys;            /* distinct values of the --paired column */
+  bool paired;                  /* --paired: comparisons pair rows */
   char *compare_level;
   struct summarize_reader *reader;
 };
@@ -97,6 +108,11 @@ extern const char *const ci_method_names[CI_METHOD_COUNT + 1];
    geometric mean for --ratio columns.  */
 enum ci_stat { CI_STAT_AUTO, CI_STAT_MEAN, CI_STAT_MEDIAN, CI_STAT_GMEAN, CI_STAT_COUNT };
 extern const char *const ci_stat_names[CI_STAT_COUNT + 1];
+
+/* Whether METHOD draws resamples (and so needs them and the seed).  The
+   one place that says which methods bootstrap; choose_ci in
+   summary-compute.c is the one that picks a row's method.  */
+bool summary_ci_resamples (enum ci_method method);
 
 /* Under CI_AUTO the mean's interval is Student's t below this many
    values and above SUMMARY_BOOT_T_MAX, bootstrap-t in between.  */
@@ -113,6 +129,8 @@ struct summary_config
   size_t resamples;
   uint64_t seed;
   bool progress;                /* show bootstrap progress on stderr */
+  bool log_scale;               /* the mean's t and boot-t on the log scale */
+  bool rank;                    /* comparisons add the rank-sum test */
 };
 
 /* One output row: one group and one value column.  Unknown numbers
@@ -125,12 +143,15 @@ struct summary_row
   double ci_low, ci_high;
   enum ci_stat ci_stat;         /* never CI_STAT_AUTO */
   enum ci_method ci_method;     /* never CI_AUTO */
+  bool ci_log;                  /* t or boot-t on the log scale ("log-t") */
   bool seeded;                  /* the interval drew from the seed */
   const char *ci_why;           /* why there is no interval, or NULL */
   double *percentiles;
   size_t outliers_mild, outliers_severe;  /* Tukey: beyond 1.5 and 3 IQR */
   bool compared;                /* has a base level to be compared with */
   struct welch welch;
+  struct rank_test rank;        /* with summary_config.rank */
+  struct paired paired;         /* with --paired */
 };
 
 struct summary_data *summarize_new (const struct summarize_options *options);

@@ -14,6 +14,11 @@ const char *const summary_format_names[SUMMARY_FORMAT_COUNT + 1] = {
   "csv", "table", "json", "markdown", NULL
 };
 
+/* How ci_method reads when the interval was found on the log scale.  */
+static const char *const summary_log_method_names[CI_METHOD_COUNT] = {
+  [CI_T] = "log-t", [CI_BOOT_T] = "log-boot-t",
+};
+
 /* One output field, formatted late so every format shares the layout.  */
 struct field
 {
@@ -22,6 +27,8 @@ struct field
   const char *text;
   uint64_t count;
   double number;
+  double half;                  /* the half width of the interval whose
+                                   precision it has in tables, or NaN */
 };
 
 struct layout
@@ -29,7 +36,7 @@ struct layout
   const struct summary_data *d;
   const struct summary_config *config;
   char **labels;
-  bool gmean, compare;
+  bool gmean, compare, rank, paired;
   size_t width;                 /* fields per row */
   char seed[24];                /* text: 64 bits are more than JSON numbers hold */
 };
@@ -38,13 +45,16 @@ static bool
 part_shown (const struct layout *l, enum stat_part part)
 {
   return part == STAT_PART_ALWAYS || (part == STAT_PART_GMEAN && l->gmean)
-    || (part == STAT_PART_COMPARE && l->compare);
+    || (part == STAT_PART_COMPARE && l->compare) || (part == STAT_PART_RANK && l->rank)
+    || (part == STAT_PART_PAIRED && l->paired);
 }
 
 static struct layout
 layout_new (const struct summary_data *d, const struct summary_config *config, char **labels)
 {
-  struct layout l = { d, config, labels, false, d->compare_level != NULL, 0, "" };
+  struct layout l = { d, config, labels, false, d->compare_level != NULL,
+                      d->compare_level != NULL && config->rank,
+                      d->compare_level != NULL && d->paired, 0, "" };
   snprintf (l.seed, sizeof l.seed, "%" PRIu64, config->seed);
   for (size_t v = 0; v < d->nvalues; v++)
     l.gmean |= d->values[v].numeric && d->values[v].ratio;
@@ -59,7 +69,7 @@ layout_new (const struct summary_data *d, const struct summary_config *config, c
 static struct field
 text (const char *t)
 {
-  return (struct field) { STAT_TEXT, STAT_FAM_NONE, t, 0, 0 };
+  return (struct field) { STAT_TEXT, STAT_FAM_NONE, t, 0, 0, NAN };
 }
 
 static size_t
@@ -82,6 +92,53 @@ header_fields (const struct layout *l, struct field *f)
   return k;
 }
 
+/* Half the shorter side of an interval about X, or NaN.  */
+static double
+shorter_half (double x, double low, double high)
+{
+  double half = fmin (x - low, high - x);
+  return half > 0 && isfinite (half) ? half : NAN;
+}
+
+/* The interval whose precision the number at OFFSET of ROW has: a
+   statistic and its interval's ends have the interval's; the
+   comparison's ratio, difference and percentage have theirs.  */
+static double
+field_half (const struct summary_row *row, size_t offset)
+{
+  static const size_t estimate[CI_STAT_COUNT] = {
+    [CI_STAT_MEAN] = offsetof (struct summary_row, mean),
+    [CI_STAT_MEDIAN] = offsetof (struct summary_row, median),
+    [CI_STAT_GMEAN] = offsetof (struct summary_row, gmean),
+  };
+  static const struct
+  {
+    size_t point, low, high;
+  } intervals[] = {
+#define WITH_CI(p, l, h) { offsetof (struct summary_row, p), \
+    offsetof (struct summary_row, l), offsetof (struct summary_row, h) }
+    WITH_CI (welch.ratio, welch.ratio_low, welch.ratio_high),
+    WITH_CI (welch.diff, welch.diff_low, welch.diff_high),
+    WITH_CI (welch.pct, welch.pct_low, welch.pct_high),
+    WITH_CI (rank.shift, rank.shift_low, rank.shift_high),
+    WITH_CI (paired.diff, paired.diff_low, paired.diff_high),
+    WITH_CI (paired.ratio, paired.ratio_low, paired.ratio_high),
+#undef WITH_CI
+  };
+  const char *base = (const char *) row;
+  for (size_t i = 0; i < ARRAY_SIZE (intervals); i++)
+    if (offset == intervals[i].point || offset == intervals[i].low
+        || offset == intervals[i].high)
+      return shorter_half (*(const double *) (base + intervals[i].point),
+                           *(const double *) (base + intervals[i].low),
+                           *(const double *) (base + intervals[i].high));
+  size_t point = estimate[row->ci_stat];
+  if (point && (offset == point || offset == offsetof (struct summary_row, ci_low)
+                || offset == offsetof (struct summary_row, ci_high)))
+    return shorter_half (*(const double *) (base + point), row->ci_low, row->ci_high);
+  return NAN;
+}
+
 static size_t
 row_fields (const struct layout *l, const struct summary_row *row, struct field *f)
 {
@@ -96,7 +153,7 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
       const struct summary_statistic *s = &summary_statistics[i];
       if (!part_shown (l, s->part))
         continue;
-      struct field x = { s->kind, s->family, NULL, 0, NAN };
+      struct field x = { s->kind, s->family, NULL, 0, NAN, NAN };
       switch (s->kind)
         {
         case STAT_TEXT:
@@ -108,14 +165,16 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
         case STAT_NUMBER:
         case STAT_P:
           x.number = *(const double *) (base + s->offset);
-          if (s->part == STAT_PART_COMPARE && !row->compared)
+          if (s->part >= STAT_PART_COMPARE && !row->compared)
             x.number = NAN;
+          x.half = field_half (row, s->offset);
           break;
         case STAT_CI_STAT:
           x = text (ci_stat_names[row->ci_stat]);
           break;
         case STAT_CI_METHOD:
-          x = text (ci_method_names[row->ci_method]);
+          x = text (row->ci_log ? summary_log_method_names[row->ci_method]
+                    : ci_method_names[row->ci_method]);
           break;
         case STAT_CI_LEVEL:
           x.kind = STAT_NUMBER;
@@ -129,7 +188,7 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
           break;
         case STAT_PERCENTILES:
           for (size_t p = 0; p < l->config->npercentiles; p++)
-            f[k++] = (struct field) { STAT_NUMBER, s->family, NULL, 0, row->percentiles[p] };
+            f[k++] = (struct field) { STAT_NUMBER, s->family, NULL, 0, row->percentiles[p], NAN };
           continue;
         }
       f[k++] = x;
@@ -166,6 +225,28 @@ digits (double x, int p, char *buf, size_t size)
   while (to[0] == '0' && to[1])
     to++;
   memmove (from, to, strlen (to) + 1);
+}
+
+/* X at the precision of an interval of half width HALF: rounded at the
+   second significant digit of HALF.  False where HALF is no width or
+   that would ask for more than 17 digits.  */
+static bool
+rounded_text (double x, double half, char *buf, size_t size)
+{
+  if (!(half > 0) || !isfinite (half) || !isfinite (x))
+    return false;
+  int place = (int) floor (log10 (half)) - 1;
+  int lead = x != 0 ? (int) floor (log10 (fabs (x))) : place;
+  if (lead - place >= 17)
+    return false;
+  int decimals = place < 0 ? -place : 0;
+  /* %.*f rounds to the decimals; above the units, round first.  */
+  double unit = place > 0 ? pow (10, place) : 0;
+  snprintf (buf, size, "%.*f", decimals, unit ? round (x / unit) * unit : x);
+  /* No "-0.00": a value that rounds to zero is zero.  */
+  if (buf[0] == '-' && strspn (buf + 1, "0.") == strlen (buf + 1))
+    memmove (buf, buf + 1, strlen (buf));
+  return true;
 }
 
 static int
@@ -227,21 +308,90 @@ put_csv (FILE *out, struct csv_line *line, const struct field *f, size_t n)
   csv_line_put (line, out);
 }
 
+/* The length of the valid UTF-8 sequence at S (1 to 4) with its code
+   point in *CP, or 0 where S holds no valid sequence (a stray
+   continuation byte, a truncated or overlong sequence, a surrogate,
+   beyond U+10FFFF).  */
+static size_t
+utf8_decode (const unsigned char *s, unsigned long *cp)
+{
+  static const unsigned long least[] = { 0, 0, 0x80, 0x800, 0x10000 };
+  size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
+    : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+  if (len == 0)
+    return 0;
+  unsigned long c = len == 1 ? s[0] : s[0] & (0x7f >> len);
+  for (size_t i = 1; i < len; i++)
+    {
+      if ((s[i] & 0xc0) != 0x80)
+        return 0;
+      c = c << 6 | (s[i] & 0x3f);
+    }
+  if (c < least[len] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+    return 0;
+  *cp = c;
+  return len;
+}
+
+/* Columns a code point takes on a terminal: 2 for the East Asian wide
+   and fullwidth ranges and emoji, 0 for combining marks, else 1.  */
+static int
+code_point_width (unsigned long c)
+{
+  static const unsigned long wide[][2] = {
+    { 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff }, { 0x3400, 0x4dbf },
+    { 0x4e00, 0x9fff }, { 0xa000, 0xa4cf }, { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff },
+    { 0xfe30, 0xfe4f }, { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
+    { 0x1f900, 0x1f9ff }, { 0x20000, 0x3fffd },
+  };
+  if ((c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200f))
+    return 0;
+  for (size_t i = 0; i < ARRAY_SIZE (wide); i++)
+    if (c >= wide[i][0] && c <= wide[i][1])
+      return 2;
+  return 1;
+}
+
+/* The terminal columns of S: invalid bytes count one each, as the
+   replacement character a terminal shows.  */
+static size_t
+display_width (const char *s)
+{
+  size_t width = 0;
+  const unsigned char *p = (const unsigned char *) s;
+  while (*p)
+    {
+      unsigned long c;
+      size_t len = utf8_decode (p, &c);
+      width += len ? (size_t) code_point_width (c) : 1;
+      p += len ? len : 1;
+    }
+  return width;
+}
+
+/* A JSON string: valid UTF-8 as it is, control characters escaped, and
+   each byte of invalid UTF-8 as U+FFFD, so the output is valid JSON
+   whatever the input held.  */
 static void
 json_string (FILE *out, const char *s)
 {
   putc ('"', out);
-  for (; *s; s++)
+  const unsigned char *p = (const unsigned char *) s;
+  while (*p)
     {
-      unsigned char c = (unsigned char) *s;
-      if (c == '"' || c == '\\')
-        fprintf (out, "\\%c", c);
+      unsigned long c;
+      size_t len = utf8_decode (p, &c);
+      if (len == 0)
+        fputs ("\\ufffd", out);
+      else if (c == '"' || c == '\\')
+        fprintf (out, "\\%c", (int) c);
       else if (c == '\n')
         fputs ("\\n", out);
       else if (c < 0x20)
-        fprintf (out, "\\u%04x", c);
+        fprintf (out, "\\u%04lx", c);
       else
-        putc (c, out);
+        fwrite (p, 1, len, out);
+      p += len ? len : 1;
     }
   putc ('"', out);
 }
@@ -309,7 +459,8 @@ table_text (const struct field *f, const int *precision)
     case STAT_NUMBER:
       if (!isfinite (f->number))
         return xstrdup ("-");
-      digits (f->number, precision[f->family], buf, sizeof buf);
+      if (!rounded_text (f->number, f->half, buf, sizeof buf))
+        digits (f->number, precision[f->family], buf, sizeof buf);
       return xstrdup (buf);
     case STAT_P:
       if (!isfinite (f->number))
@@ -383,7 +534,7 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
     }
   for (size_t i = 0; i < (nrows + 1) * ncols; i++)
     {
-      size_t len = strlen (cells[i]);
+      size_t len = display_width (cells[i]);
       if (len > widths[i % ncols])
         widths[i % ncols] = len;
     }
@@ -397,12 +548,14 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
       for (size_t c = 0; c < ncols; c++)
         {
           const char *cell = cells[r * ncols + c];
-          int pad = (int) widths[c];
+          /* Padded by terminal columns, not bytes.  */
+          size_t pad = widths[c] - display_width (cell);
           bool last = c + 1 == ncols;
           if (right[c])
-            fprintf (out, "%*s", pad, cell);
-          else
-            fprintf (out, "%-*s", last && !markdown ? 0 : pad, cell);
+            fprintf (out, "%*s", (int) pad, "");
+          fputs (cell, out);
+          if (!right[c] && !(last && !markdown))
+            fprintf (out, "%*s", (int) pad, "");
           fputs (markdown ? (last ? " |\n" : " | ") : last ? "\n" : "  ", out);
         }
       if (markdown && r == 0)
@@ -426,7 +579,7 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
   free (f);
 }
 
-/* Who a compared row is: its other group keys, then its level.  */
+/* Who a compared row is: "KEY=VALUE, ..., COL=LEVEL vs COL=BASE".  */
 static void
 row_label (const struct summary_data *d, const struct summary_row *row, char *buf, size_t size)
 {
@@ -436,8 +589,75 @@ row_label (const struct summary_data *d, const struct summary_row *row, char *bu
   for (size_t i = 0; i < d->ngroup_names && used < size; i++)
     if (i != d->compare_index)
       used += (size_t) snprintf (buf + used, size - used, "%s=%s, ", d->group_names[i], key[i]);
+  const char *col = d->group_names[d->compare_index];
   if (used < size)
-    snprintf (buf + used, size - used, "%s", key[d->compare_index]);
+    snprintf (buf + used, size - used, "%s=%s vs %s=%s", col, key[d->compare_index], col,
+              d->compare_level);
+}
+
+/* Which way is faster for a column, by its name: rates end in _per_s,
+   times in a unit of time.  */
+enum direction { DIRECTION_NONE, DIRECTION_RATE, DIRECTION_TIME };
+static const struct
+{
+  const char *suffix;
+  enum direction direction;
+} direction_suffixes[] = {
+  { "_per_s", DIRECTION_RATE }, { "_per_sec", DIRECTION_RATE }, { "per_second", DIRECTION_RATE },
+  { "_s", DIRECTION_TIME }, { "_sec", DIRECTION_TIME }, { "seconds", DIRECTION_TIME },
+  { "_ms", DIRECTION_TIME }, { "_us", DIRECTION_TIME }, { "_ns", DIRECTION_TIME },
+};
+static const char *const time_names[] = { "s", "sec", "ms", "us", "ns", "seconds" };
+
+static enum direction
+column_direction (const char *name)
+{
+  size_t len = strlen (name);
+  for (size_t i = 0; i < ARRAY_SIZE (direction_suffixes); i++)
+    {
+      size_t k = strlen (direction_suffixes[i].suffix);
+      if (len >= k && STREQ (name + len - k, direction_suffixes[i].suffix))
+        return direction_suffixes[i].direction;
+    }
+  for (size_t i = 0; i < ARRAY_SIZE (time_names); i++)
+    if (STREQ (name, time_names[i]))
+      return DIRECTION_TIME;
+  return DIRECTION_NONE;
+}
+
+/* The word for a shown change of COLUMN upward (UP) or downward.  */
+static const char *
+change_word (const char *column, bool up)
+{
+  switch (column_direction (column))
+    {
+    case DIRECTION_RATE:
+      return up ? "faster" : "slower";
+    case DIRECTION_TIME:
+      return up ? "slower" : "faster";
+    default:
+      return up ? "higher" : "lower";
+    }
+}
+
+/* X, LOW and HIGH rounded to the interval's precision: two significant
+   digits of its shorter half, so no digit printed is finer than the
+   interval can tell.  Without a usable width, the fewest digits (at
+   least 3) that tell the three apart.  */
+static void
+ci_texts (double x, double low, double high, char *tx, char *tl, char *th, size_t size)
+{
+  double half = shorter_half (x, low, high);
+  if (isnan (half))
+    half = (high - low) / 2;
+  if (rounded_text (x, half, tx, size) && rounded_text (low, half, tl, size)
+      && rounded_text (high, half, th, size))
+    return;
+  double v[3] = { x, low, high };
+  int k = distinct_digits (v, 3, 3);
+  digits (x, k, tx, size);
+  digits (low, k, tl, size);
+  digits (high, k, th, size);
 }
 
 void
@@ -453,43 +673,31 @@ summary_output_verdicts (FILE *out, const struct summary_data *d,
         continue;
       const struct welch *w = &row->welch;
       const char *column = d->values[row->value].name;
-      char who[512], p[32], x[48], lo[48], hi[48];
+      char who[512], p[32], x[64], lo[64], hi[64];
       row_label (d, row, who, sizeof who);
       fputs (prefix, out);
       if (w->diff_why)
         {
-          fprintf (out, "%s: %s not compared with %s: %s\n", who, column, d->compare_level,
-                   w->diff_why);
+          fprintf (out, "%s: %s not compared: %s\n", who, column, w->diff_why);
           continue;
         }
       p_text (w->p, p, sizeof p);
       bool shown = w->p < 1 - config->confidence;
-      if (!w->ratio_why)
-        {
-          double v[3] = { w->ratio, w->ratio_low, w->ratio_high };
-          int k = distinct_digits (v, 3, 3);
-          digits (w->ratio, k, x, sizeof x);
-          digits (w->ratio_low, k, lo, sizeof lo);
-          digits (w->ratio_high, k, hi, sizeof hi);
-          if (shown)
-            fprintf (out, "%s: %sx [%s, %s] the %s of %s, p = %s\n", who, x, lo, hi, column,
-                     d->compare_level, p);
-          else
-            fprintf (out, "%s: no difference shown at %g%% in %s against %s (%sx [%s, %s], p = %s)\n",
-                     who, level, column, d->compare_level, x, lo, hi, p);
-          continue;
-        }
-      double v[3] = { w->diff, w->diff_low, w->diff_high };
-      int k = distinct_digits (v, 3, 3);
-      digits (w->diff, k, x, sizeof x);
-      digits (w->diff_low, k, lo, sizeof lo);
-      digits (w->diff_high, k, hi, sizeof hi);
-      if (shown)
-        fprintf (out, "%s: %s differs from %s's by %s [%s, %s], p = %s (no ratio: %s)\n",
-                 who, column, d->compare_level, x, lo, hi, p, w->ratio_why);
+      bool ratio = !w->ratio_why;
+      if (ratio)
+        ci_texts (w->ratio, w->ratio_low, w->ratio_high, x, lo, hi, sizeof x);
       else
-        fprintf (out, "%s: no difference shown at %g%% in %s against %s (difference %s [%s, %s], p = %s)\n",
-                 who, level, column, d->compare_level, x, lo, hi, p);
+        ci_texts (w->diff, w->diff_low, w->diff_high, x, lo, hi, sizeof x);
+      const char *times = ratio ? "x" : "";
+      if (!shown)
+        fprintf (out, "%s: %s no difference shown at %g%% (%s%s [%s, %s], p = %s)\n",
+                 who, column, level, x, times, lo, hi, p);
+      else if (ratio)
+        fprintf (out, "%s: %s %s%s [%s, %s] %s (p = %s)\n", who, column, x, times, lo, hi,
+                 change_word (column, w->diff > 0), p);
+      else
+        fprintf (out, "%s: %s %s by %s [%s, %s] (p = %s; no ratio: %s)\n", who, column,
+                 change_word (column, w->diff > 0), x, lo, hi, p, w->ratio_why);
     }
 }
 

@@ -109,18 +109,36 @@ const struct summary_statistic summary_statistics[] = {
   { "outliers_severe", STAT_COUNT, STAT_FAM_NONE, ROW (outliers_severe), STAT_PART_ALWAYS,
     NULL },                     /* with the mild ones */
   { "vs", STAT_VS, STAT_FAM_NONE, 0, STAT_PART_COMPARE, NULL },
-  { "ratio", STAT_NUMBER, STAT_FAM_RATIO, ROW (welch.ratio), STAT_PART_COMPARE, NULL },
-  { "ratio_ci_low", STAT_NUMBER, STAT_FAM_RATIO, ROW (welch.ratio_low), STAT_PART_COMPARE, NULL },
-  { "ratio_ci_high", STAT_NUMBER, STAT_FAM_RATIO, ROW (welch.ratio_high), STAT_PART_COMPARE, NULL },
-  { "diff", STAT_NUMBER, STAT_FAM_DIFF, ROW (welch.diff), STAT_PART_COMPARE, NULL },
-  { "diff_ci_low", STAT_NUMBER, STAT_FAM_DIFF, ROW (welch.diff_low), STAT_PART_COMPARE, NULL },
-  { "diff_ci_high", STAT_NUMBER, STAT_FAM_DIFF, ROW (welch.diff_high), STAT_PART_COMPARE, NULL },
-  { "diff_pct", STAT_NUMBER, STAT_FAM_PCT, ROW (welch.pct), STAT_PART_COMPARE, NULL },
-  { "diff_pct_ci_low", STAT_NUMBER, STAT_FAM_PCT, ROW (welch.pct_low), STAT_PART_COMPARE, NULL },
-  { "diff_pct_ci_high", STAT_NUMBER, STAT_FAM_PCT, ROW (welch.pct_high), STAT_PART_COMPARE, NULL },
+/* A comparison's estimate NAME and its interval, NAME_ci_low and
+   NAME_ci_high.  */
+#define WITH_CI(name, family, point, low, high) \
+  { name, STAT_NUMBER, family, ROW (welch.point), STAT_PART_COMPARE, NULL }, \
+  { name "_ci_low", STAT_NUMBER, family, ROW (welch.low), STAT_PART_COMPARE, NULL }, \
+  { name "_ci_high", STAT_NUMBER, family, ROW (welch.high), STAT_PART_COMPARE, NULL }
+  WITH_CI ("ratio", STAT_FAM_RATIO, ratio, ratio_low, ratio_high),
+  WITH_CI ("diff", STAT_FAM_DIFF, diff, diff_low, diff_high),
+  WITH_CI ("diff_pct", STAT_FAM_PCT, pct, pct_low, pct_high),
+#undef WITH_CI
   { "t", STAT_NUMBER, STAT_FAM_T, ROW (welch.t), STAT_PART_COMPARE, NULL },
   { "df", STAT_NUMBER, STAT_FAM_DF, ROW (welch.df), STAT_PART_COMPARE, NULL },
   { "p_welch", STAT_P, STAT_FAM_NONE, ROW (welch.p), STAT_PART_COMPARE, NULL },
+  { "u", STAT_NUMBER, STAT_FAM_U, ROW (rank.u), STAT_PART_RANK, NULL },
+  { "p_rank", STAT_P, STAT_FAM_NONE, ROW (rank.p), STAT_PART_RANK, NULL },
+  { "shift", STAT_NUMBER, STAT_FAM_DIFF, ROW (rank.shift), STAT_PART_RANK, NULL },
+  { "shift_ci_low", STAT_NUMBER, STAT_FAM_DIFF, ROW (rank.shift_low), STAT_PART_RANK, NULL },
+  { "shift_ci_high", STAT_NUMBER, STAT_FAM_DIFF, ROW (rank.shift_high), STAT_PART_RANK, NULL },
+  { "pairs", STAT_NUMBER, STAT_FAM_U, ROW (paired.pairs), STAT_PART_PAIRED, NULL },
+  { "paired_diff", STAT_NUMBER, STAT_FAM_DIFF, ROW (paired.diff), STAT_PART_PAIRED, NULL },
+  { "paired_diff_ci_low", STAT_NUMBER, STAT_FAM_DIFF, ROW (paired.diff_low), STAT_PART_PAIRED,
+    NULL },
+  { "paired_diff_ci_high", STAT_NUMBER, STAT_FAM_DIFF, ROW (paired.diff_high),
+    STAT_PART_PAIRED, NULL },
+  { "paired_ratio", STAT_NUMBER, STAT_FAM_RATIO, ROW (paired.ratio), STAT_PART_PAIRED, NULL },
+  { "paired_ratio_ci_low", STAT_NUMBER, STAT_FAM_RATIO, ROW (paired.ratio_low),
+    STAT_PART_PAIRED, NULL },
+  { "paired_ratio_ci_high", STAT_NUMBER, STAT_FAM_RATIO, ROW (paired.ratio_high),
+    STAT_PART_PAIRED, NULL },
+  { "p_paired", STAT_P, STAT_FAM_NONE, ROW (paired.p), STAT_PART_PAIRED, NULL },
 };
 #undef ROW
 const size_t summary_nstatistics = ARRAY_SIZE (summary_statistics);

@@ -26,11 +26,13 @@ enum stat_kind
    tell apart any two different values of the family.  */
 enum stat_family { STAT_FAM_NONE, STAT_FAM_LOCATION, STAT_FAM_SD, STAT_FAM_SE, STAT_FAM_LEVEL,
                    STAT_FAM_RATIO, STAT_FAM_DIFF, STAT_FAM_PCT, STAT_FAM_T, STAT_FAM_DF,
-                   STAT_FAM_COUNT };
+                   STAT_FAM_U, STAT_FAM_COUNT };
 
 /* When the column is there: always, with a geometric mean (--ratio or
-   --ci-stat gmean), or with a comparison.  */
-enum stat_part { STAT_PART_ALWAYS, STAT_PART_GMEAN, STAT_PART_COMPARE };
+   --ci-stat gmean), with a comparison, or with a comparison and --rank
+   or --paired.  */
+enum stat_part { STAT_PART_ALWAYS, STAT_PART_GMEAN, STAT_PART_COMPARE, STAT_PART_RANK,
+                 STAT_PART_PAIRED };
 
 /* What a compute function sees of one group's column: its N > 0 values,
    sorted when SORTED (else in any order, which it may change), and the

@@ -365,7 +365,10 @@ h3,a,v,1,0,4,,,4,4,4,,,mean,t,0.95,,4,0,0,,,,,,,,,,,,,"
 
 @test "--format table: enough digits to tell values apart, and a verdict per comparison" {
   # The issue's example: p = 0.14, so no difference shown, and the ratio
-  # interval holds 1; near 1e9 the table keeps the digits that differ.
+  # interval holds 1.  Each statistic with an interval (the mean, the
+  # ratio, the difference) carries the digits of that interval: rounded at
+  # the second significant digit of its shorter half; near 1e9 the table
+  # keeps the digits that differ.
   run bench-summarize --resamples 0 --compare arm=base --format table --percentiles 50 <<<"arm,x
 base,10
 base,11
@@ -374,25 +377,27 @@ new,11.5
 new,12.5
 new,13.5"
   assert_status 0
-  assert_output "arm   column  n  missing  mean  sd       se   min  median   max   ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe  vs      ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high        t  df  p_welch
-base  x       3        0    11   1  0.57735    10      11    12  8.51586  13.4841  mean     t              0.95          11              0                0              -             -              -     -            -             -         -                -                 -        -   -        -
-new   x       3        0  12.5   1  0.57735  11.5    12.5  13.5  10.0159  14.9841  mean     t              0.95        12.5              0                0  base  1.13636      0.936693        1.38534   1.5    -0.766958       3.76696   13.6364         -6.33067           38.5345  1.83712   4     0.14
+  assert_output "arm   column  n  missing  mean  sd       se   min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe  vs    ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high        t  df  p_welch
+base  x       3        0  11.0   1  0.57735    10      11    12     8.5     13.5  mean     t              0.95          11              0                0            -             -              -     -            -             -         -                -                 -        -   -        -
+new   x       3        0  12.5   1  0.57735  11.5    12.5  13.5    10.0     15.0  mean     t              0.95        12.5              0                0  base   1.14          0.94           1.39   1.5         -0.8           3.8        14               -6                39  1.83712   4     0.14
 
-new: no difference shown at 95% in x against base (1.14x [0.937, 1.39], p = 0.14)"
+arm=new vs arm=base: x no difference shown at 95% (1.14x [0.94, 1.39], p = 0.14)"
   run bench-summarize --resamples 0 --format table --value t --percentiles 50 <<<"t
 1000000001
 1000000002
 1000000003"
   assert_status 0
-  assert_output "column  n  missing        mean  sd       se         min      median         max       ci_low     ci_high  ci_stat  ci_method  ci_level  seed         p50  outliers_mild  outliers_severe
-t       3        0  1000000002   1  0.57735  1000000001  1000000002  1000000003  999999999.5  1000000004  mean     t              0.95        1000000002              0                0"
+  assert_output "column  n  missing          mean  sd       se         min      median         max       ci_low       ci_high  ci_stat  ci_method  ci_level  seed         p50  outliers_mild  outliers_severe
+t       3        0  1000000002.0   1  0.57735  1000000001  1000000002  1000000003  999999999.5  1000000004.5  mean     t              0.95        1000000002              0                0"
 }
 
 @test "a ratio near 1 with a tiny p keeps the digits that tell it from its interval's ends" {
-  # The 6-digit table printed such a ratio as 1 [1, 1] beside p = 3e-6.
+  # The 6-digit table printed such a ratio as 1 [1, 1] beside p = 3e-6; the
+  # digits are those of the interval: two significant ones of its half width.
+  # A column in ns is a time: higher is slower.
   run sh -c "printf 'arm,ns\nb,1000000.0\nb,1000000.1\nb,999999.9\nb,1000000.05\nn,1000001.0\nn,1000001.1\nn,1000000.9\nn,1000001.05\n' \
     | bench-summarize --compare arm=b --resamples 0 --format table | tail -n 1"
-  assert_output "n: 1.000001x [1.0000009, 1.0000011] the ns of b, p = 3.1e-6"
+  assert_output "arm=n vs arm=b: ns 1.00000100x [1.00000085, 1.00000115] slower (p = 3.1e-6)"
 }
 
 @test "--format json: numbers as numbers, unknowns as null" {
@@ -424,12 +429,12 @@ new,21.5
 new,22.5
 new,23.5"
   assert_status 0
-  assert_output "| arm  | column |   n | missing | mean |  sd |      se |  min | median |  max |  ci_low | ci_high | ci_stat | ci_method | ci_level | seed |  p50 | outliers_mild | outliers_severe | vs   |   ratio | ratio_ci_low | ratio_ci_high | diff | diff_ci_low | diff_ci_high | diff_pct | diff_pct_ci_low | diff_pct_ci_high |       t |  df | p_welch |
-|:---- |:------ | ---:| -------:| ----:| ---:| -------:| ----:| ------:| ----:| -------:| -------:|:------- |:--------- | --------:|:---- | ----:| -------------:| ---------------:|:---- | -------:| ------------:| -------------:| ----:| -----------:| ------------:| --------:| ---------------:| ----------------:| -------:| ---:| -------:|
-| base | x      |   3 |       0 |   11 |   1 | 0.57735 |   10 |     11 |   12 | 8.51586 | 13.4841 | mean    | t         |     0.95 |      |   11 |             0 |               0 |      |       - |            - |             - |    - |           - |            - |        - |               - |                - |       - |   - |       - |
-| new  | x      |   3 |       0 | 22.5 |   1 | 0.57735 | 21.5 |   22.5 | 23.5 | 20.0159 | 24.9841 | mean    | t         |     0.95 |      | 22.5 |             0 |               0 | base | 2.04545 |      1.75154 |       2.42813 | 11.5 |     9.23304 |       13.767 |  104.545 |          75.154 |          142.813 | 14.0846 |   4 | 0.00015 |
+  assert_output "| arm  | column |   n | missing | mean |  sd |      se |  min | median |  max | ci_low | ci_high | ci_stat | ci_method | ci_level | seed |  p50 | outliers_mild | outliers_severe | vs   | ratio | ratio_ci_low | ratio_ci_high | diff | diff_ci_low | diff_ci_high | diff_pct | diff_pct_ci_low | diff_pct_ci_high |       t |  df | p_welch |
+|:---- |:------ | ---:| -------:| ----:| ---:| -------:| ----:| ------:| ----:| ------:| -------:|:------- |:--------- | --------:|:---- | ----:| -------------:| ---------------:|:---- | -----:| ------------:| -------------:| ----:| -----------:| ------------:| --------:| ---------------:| ----------------:| -------:| ---:| -------:|
+| base | x      |   3 |       0 | 11.0 |   1 | 0.57735 |   10 |     11 |   12 |    8.5 |    13.5 | mean    | t         |     0.95 |      |   11 |             0 |               0 |      |     - |            - |             - |    - |           - |            - |        - |               - |                - |       - |   - |       - |
+| new  | x      |   3 |       0 | 22.5 |   1 | 0.57735 | 21.5 |   22.5 | 23.5 |   20.0 |    25.0 | mean    | t         |     0.95 |      | 22.5 |             0 |               0 | base |  2.05 |         1.75 |          2.43 | 11.5 |         9.2 |         13.8 |      105 |              75 |              143 | 14.0846 |   4 | 0.00015 |
 
-- new: 2.05x [1.75, 2.43] the x of base, p = 0.00015"
+- arm=new vs arm=base: x 2.05x [1.75, 2.43] higher (p = 0.00015)"
 }
 
 @test "the median's interval: order statistics, none below 6 values at 95%, said once" {
@@ -452,8 +457,10 @@ twenty,v,20,0,10.5,5.916079783099616,1.3228756555322954,1,10.5,20,6,15,median,or
   assert_status 0
   # 100..103 four times each, 107, 111, 200: Q1 101, Q3 103 (type 7 at
   # 4.5 and 13.5 of 18), fences 98 and 106 (mild), 95 and 109 (severe):
-  # 107 is mild, 111 and 200 severe.
+  # 107 is mild, 111 and 200 severe.  The gap from 111 to 200 is 3.944 SDs:
+  # the shape warning too.
   assert_output "bench-summarize: column 'v': 3 of 19 values are outliers (1 mild, 2 severe); the runs may have been disturbed
+bench-summarize: column 'v': 1 of 1 rows look bimodal or skewed (first: n=19, a gap of 3.944 SDs between neighbours, above 1.930, the 1% level for normal data); below 30 values its 95% intervals may cover far less, in any row
 $H,p50,outliers_mild,outliers_severe
 v,19,0,107.47368421052632,22.564397771348247,5.176627874061126,100,102,200,96.59799261578519,118.34937580526744,mean,t,0.95,,102,1,2"
 }
@@ -465,9 +472,10 @@ v,19,0,107.47368421052632,22.564397771348247,5.176627874061126,100,102,200,96.59
   run bench-summarize --baseline "$TMP/base.csv" --by arm --value ms --fail-if-worse ms:5%:lower \
     --format csv "$TMP/cand.csv"
   assert_status 1
-  # a: 1.1x, Fieller [1.081, 1.119]: all of it beyond 1.05.  b: 1.01x.
+  # a: 1.1x, Fieller [1.081, 1.119]: all of it beyond 1.05 (mpmath at 50 digits:
+  # 1.08105565931160285, 1.11930847181515043).  b: 1.01x.
   [ "${#lines[@]}" -eq 6 ]
-  [[ "${lines[3]}" == a,candidate,ms,6,0,11,*,baseline,1.1,1.081055659311607,1.119308471815146,* ]]
+  [[ "${lines[3]}" == a,candidate,ms,6,0,11,*,baseline,1.1,1.081055659311603,1.1193084718151503,* ]]
   [ "${lines[5]}" = "bench-summarize: arm=a, ms: regression: 1.1x [1.081, 1.119] the baseline, worse by more than 5% at 95% (lower is better)" ]
   # b is 1% slower: within 5%.  And where higher is better, a is better.
   run bench-summarize --baseline "$TMP/base.csv" --by arm --value ms --fail-if-worse ms:5%:higher \
@@ -748,20 +756,20 @@ serialized_ms/concurrent_ms,6,0,1.475,0.061237243569579415,0.024999999999999988,
 EOF
   ;;
   3) cat <<'EOF'
-size_mib  arm       column  n  missing  mean        sd         se   min  median   max    ci_low  ci_high  ci_stat  ci_method  ci_level  seed      p5     p95  outliers_mild  outliers_severe  vs           ratio  ratio_ci_low  ratio_ci_high   diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high         t       df  p_welch
-8         pinned    h2d_ms  4        0  1.15  0.129099  0.0645497     1    1.15   1.3  0.944574  1.35543  mean     t              0.95         1.015   1.285              0                0  pageable   0.71875      0.593685       0.867191  -0.45    -0.708007     -0.191993   -28.125         -40.6315          -13.2809  -4.32346  5.69663   0.0056
-8         pageable  h2d_ms  4        0   1.6  0.163299  0.0816497   1.4     1.6   1.8   1.34015  1.85985  mean     t              0.95          1.43    1.77              0                0                   -             -              -      -            -             -         -                -                 -         -        -        -
-64        pinned    h2d_ms  4        0  8.05  0.129099  0.0645497   7.9    8.05   8.2   7.84457  8.25543  mean     t              0.95         7.915   8.185              0                0  pageable  0.766667      0.729469       0.806994  -2.45     -2.95757      -1.94243  -23.3333         -27.0531          -19.3006  -13.5902  3.86367  0.00021
-64        pageable  h2d_ms  4        0  10.5   0.33665   0.168325  10.1    10.5  10.9   9.96431  11.0357  mean     t              0.95        10.145  10.855              0                0                   -             -              -      -            -             -         -                -                 -         -        -        -
+size_mib  arm       column  n  missing   mean        sd         se   min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed      p5     p95  outliers_mild  outliers_severe  vs        ratio  ratio_ci_low  ratio_ci_high   diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high         t       df  p_welch
+8         pinned    h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0  pageable   0.72          0.59           0.87  -0.45        -0.71         -0.19       -28              -41               -13  -4.32346  5.69663   0.0056
+8         pageable  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0                -             -              -      -            -             -         -                -                 -         -        -        -
+64        pinned    h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  pageable  0.767         0.729          0.807  -2.45        -2.96         -1.94     -23.3            -27.1             -19.3  -13.5902  3.86367  0.00021
+64        pageable  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0                -             -              -      -            -             -         -                -                 -         -        -        -
 
-size_mib=8, pinned: 0.719x [0.594, 0.867] the h2d_ms of pageable, p = 0.0056
-size_mib=64, pinned: 0.767x [0.729, 0.807] the h2d_ms of pageable, p = 0.00021
+size_mib=8, arm=pinned vs arm=pageable: h2d_ms 0.72x [0.59, 0.87] faster (p = 0.0056)
+size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p = 0.00021)
 EOF
   ;;
   4) cat <<'EOF'
-arm       column  n  missing  mean       sd       se  min  median   max   ci_low  ci_high  ci_stat  ci_method  ci_level  seed     p5     p95  outliers_mild  outliers_severe
-pinned    h2d_ms  8        0   4.6  3.69014  1.30466    1     4.6   8.2  1.51496  7.68504  mean     t              0.95        1.035   8.165              0                0
-pageable  h2d_ms  8        0  6.05  4.76355  1.68417  1.4    5.95  10.9  2.06757  10.0324  mean     t              0.95         1.47  10.795              0                0
+arm       column  n  missing  mean       sd       se  min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed     p5     p95  outliers_mild  outliers_severe
+pinned    h2d_ms  8        0   4.6  3.69014  1.30466    1     4.6   8.2     1.5      7.7  mean     t              0.95        1.035   8.165              0                0
+pageable  h2d_ms  8        0   6.0  4.76355  1.68417  1.4    5.95  10.9     2.1     10.0  mean     t              0.95         1.47  10.795              0                0
 
 h2d_ms
     x arm=pinned (n=8)
@@ -782,20 +790,20 @@ pageable,h2d_ms,16,0,6.05,4.602028538228187,1.1505071345570468,1.4,5.95,10.9,3.5
 EOF
   ;;
   6) cat <<'EOF'
-arm       size_mib  source     column  n  missing  mean        sd         se   min  median   max    ci_low  ci_high  ci_stat  ci_method  ci_level  seed      p5     p95  outliers_mild  outliers_severe  vs        ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high  t  df  p_welch
-pinned    8         baseline   h2d_ms  4        0  1.15  0.129099  0.0645497     1    1.15   1.3  0.944574  1.35543  mean     t              0.95         1.015   1.285              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pageable  8         baseline   h2d_ms  4        0   1.6  0.163299  0.0816497   1.4     1.6   1.8   1.34015  1.85985  mean     t              0.95          1.43    1.77              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pinned    64        baseline   h2d_ms  4        0  8.05  0.129099  0.0645497   7.9    8.05   8.2   7.84457  8.25543  mean     t              0.95         7.915   8.185              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pageable  64        baseline   h2d_ms  4        0  10.5   0.33665   0.168325  10.1    10.5  10.9   9.96431  11.0357  mean     t              0.95        10.145  10.855              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pinned    8         candidate  h2d_ms  4        0  1.15  0.129099  0.0645497     1    1.15   1.3  0.944574  1.35543  mean     t              0.95         1.015   1.285              0                0  baseline      1      0.822192        1.21626     0    -0.223371      0.223371         0         -17.7808           21.6261  0   6        1
-pageable  8         candidate  h2d_ms  4        0   1.6  0.163299  0.0816497   1.4     1.6   1.8   1.34015  1.85985  mean     t              0.95          1.43    1.77              0                0  baseline      1      0.837152        1.19453     0    -0.282545      0.282545         0         -16.2848           19.4526  0   6        1
-pinned    64        candidate  h2d_ms  4        0  8.05  0.129099  0.0645497   7.9    8.05   8.2   7.84457  8.25543  mean     t              0.95         7.915   8.185              0                0  baseline      1      0.972629        1.02814     0    -0.223371      0.223371         0         -2.73709           2.81411  0   6        1
-pageable  64        candidate  h2d_ms  4        0  10.5   0.33665   0.168325  10.1    10.5  10.9   9.96431  11.0357  mean     t              0.95        10.145  10.855              0                0  baseline      1      0.946003        1.05708     0    -0.582482      0.582482         0         -5.39975           5.70796  0   6        1
+arm       size_mib  source     column  n  missing   mean        sd         se   min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed      p5     p95  outliers_mild  outliers_severe  vs        ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high  t  df  p_welch
+pinned    8         baseline   h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
+pageable  8         baseline   h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
+pinned    64        baseline   h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
+pageable  64        baseline   h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
+pinned    8         candidate  h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0  baseline   1.00          0.82           1.22  0.00        -0.22          0.22         0              -18                22  0   6        1
+pageable  8         candidate  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0  baseline   1.00          0.84           1.19  0.00        -0.28          0.28         0              -16                19  0   6        1
+pinned    64        candidate  h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  baseline  1.000         0.973          1.028  0.00        -0.22          0.22       0.0             -2.7               2.8  0   6        1
+pageable  64        candidate  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0  baseline  1.000         0.946          1.057  0.00        -0.58          0.58       0.0             -5.4               5.7  0   6        1
 
-arm=pinned, size_mib=8, candidate: no difference shown at 95% in h2d_ms against baseline (1x [0.822, 1.22], p = 1)
-arm=pageable, size_mib=8, candidate: no difference shown at 95% in h2d_ms against baseline (1x [0.837, 1.19], p = 1)
-arm=pinned, size_mib=64, candidate: no difference shown at 95% in h2d_ms against baseline (1x [0.973, 1.03], p = 1)
-arm=pageable, size_mib=64, candidate: no difference shown at 95% in h2d_ms against baseline (1x [0.946, 1.06], p = 1)
+arm=pinned, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.82, 1.22], p = 1)
+arm=pageable, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.84, 1.19], p = 1)
+arm=pinned, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.973, 1.028], p = 1)
+arm=pageable, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.946, 1.057], p = 1)
 EOF
   ;;
   esac
@@ -847,4 +855,303 @@ overlap_efficiency 4 mean
 cpu_launch_skew_ms 4 mean
 transfer_gbps 4 mean
 serialized_ms/concurrent_ms 4 gmean"
+}
+
+# --- issue 21 --------------------------------------------------------------------
+
+@test "Fieller's interval keeps its digits when the standard errors are 1e-13 of the means" {
+  # 1e12 + quarter steps, b one quarter above a: b^2 - a c cancelled to
+  # nothing and gave [1.00000000000025, 1.00000000000025], the point at both
+  # ends.  References by mpmath at 50 digits (df 6, t = 2.4469118511449693):
+  # 0.99999999999969157, 1.00000000000080843.
+  printf 'g,v\na,1000000000000.25\na,1000000000000.5\na,1000000000000.75\na,1000000000001\nb,1000000000000.5\nb,1000000000000.75\nb,1000000000001\nb,1000000000001.25\n' > "$TMP/f.csv"
+  run sh -c "bench-summarize --by g --compare g=a --resamples 0 '$TMP/f.csv' | cut -d, -f1,22-24"
+  assert_status 0
+  assert_output "g,ratio,ratio_ci_low,ratio_ci_high
+a,,,
+b,1.00000000000025,0.9999999999996916,1.0000000000008085"
+  run bench-summarize --by g --compare g=a --resamples 0 --format table "$TMP/f.csv"
+  assert_status 0
+  [ "${lines[3]}" = "g=b vs g=a: v no difference shown at 95% (1.00000000000025x [0.99999999999969, 1.00000000000081], p = 0.32)" ]
+}
+
+@test "--log-scale: a rate's interval at n=3 stays positive, as log-t" {
+  # 10, 100, 1000: t gives [-989.9, 1729.9].  log-t: mean 370, sd
+  # 547.4486277268397, t(2, 0.975) = 4.302652729911275 (scipy):
+  # 370 exp(-+ 4.3027 * 547.45 / (370 sqrt 3)) = [9.3745211, 14603.413].
+  printf 'items_per_s\n10\n100\n1000\n' > "$TMP/r.csv"
+  run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' | cut -d, -f4,10,11,13"
+  assert_output "mean,ci_low,ci_high,ci_method
+370,-989.9377813822098,1729.9377813822098,t"
+  run sh -c "bench-summarize --resamples 0 --log-scale '$TMP/r.csv' | cut -d, -f4,10,11,13"
+  assert_status 0
+  assert_output "mean,ci_low,ci_high,ci_method
+370,9.374521104724863,14603.41264056687,log-t"
+  # From 30 values the default bootstrap-t runs on the log scale too.
+  awk 'BEGIN { srand(2); print "v"; for (i = 0; i < 100; i++) print exp(3 * rand()) }' > "$TMP/skew.csv"
+  run sh -c "bench-summarize --log-scale --seed 1 '$TMP/skew.csv' | cut -d, -f13"
+  assert_output "ci_method
+log-boot-t"
+  # Below 30 values the default at n=3 across many samples: never negative.
+  awk 'BEGIN { srand(5); print "g,v"; for (r = 0; r < 500; r++) for (i = 0; i < 3; i++) print r "," exp(2 * rand()) }' > "$TMP/many.csv"
+  run sh -c "bench-summarize --by g --log-scale --seed 1 '$TMP/many.csv' | awk -F, 'NR > 1 && !(\$11 > 0) { bad++ } END { print bad + 0 }'"
+  assert_output "0"
+}
+
+@test "--log-scale: a value not above 0 is an error naming the column" {
+  run bench-summarize --resamples 0 --log-scale <<<"g,gb_per_s
+a,1
+a,0"
+  assert_status 65
+  assert_output "bench-summarize: --log-scale: column 'gb_per_s' holds 0, not above 0"
+  run bench-summarize --resamples 0 --log-scale <<<"g,gb_per_s
+a,1
+a,-2.5"
+  assert_status 65
+  assert_output "bench-summarize: --log-scale: column 'gb_per_s' holds -2.5, not above 0"
+}
+
+@test "verdicts in words: faster or slower by the column's unit, higher or lower otherwise" {
+  printf 'pinned,items_per_s,run_ms,bytes\n0,10,10,10\n0,11,11,11\n0,12,12,12\n1,50,50,50\n1,52,52,52\n1,55,55,55\n' > "$TMP/v.csv"
+  run sh -c "bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/v.csv' | tail -n 3"
+  assert_output "pinned=1 vs pinned=0: items_per_s 4.76x [3.91, 5.93] faster (p = 0.0003)
+pinned=1 vs pinned=0: run_ms 4.76x [3.91, 5.93] slower (p = 0.0003)
+pinned=1 vs pinned=0: bytes 4.76x [3.91, 5.93] higher (p = 0.0003)"
+  printf 'pinned,gb_per_s,seconds\n0,50,50\n0,52,52\n0,55,55\n1,10,10\n1,11,11\n1,12,12\n' > "$TMP/w.csv"
+  run sh -c "bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/w.csv' | tail -n 2"
+  assert_output "pinned=1 vs pinned=0: gb_per_s 0.210x [0.169, 0.256] slower (p = 0.0003)
+pinned=1 vs pinned=0: seconds 0.210x [0.169, 0.256] faster (p = 0.0003)"
+}
+
+@test "the gate: a benchmark missing from the candidate exits 66 and is named" {
+  printf 'arm,ns\na,100\na,101\na,102\nb,100\nb,101\nb,102\n' > "$TMP/base.csv"
+  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ns:0%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 66
+  assert_output "bench-summarize: arm=b, ns: in the baseline but not in the candidate"
+}
+
+@test "the gate: an integer timing column named by --fail-if-worse is summarized, not an integer key" {
+  # 100, 101, 102 climb by one: without --value a default column like it is
+  # left out as an integer key, which made --fail-if-worse exit 64.
+  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/base.csv"
+  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ns:0%:lower --format csv '$TMP/cand.csv' | cut -d, -f1-4,23"
+  assert_status 0
+  assert_output "arm,source,column,n,ratio
+a,baseline,ns,3,
+a,candidate,ns,3,1"
+}
+
+@test "the gate: deterministic values are judged exactly, equal passes and worse fails, either way round" {
+  printf 'arm,ns\na,10\na,10\nb,7\nb,7\n' > "$TMP/base.csv"
+  printf 'arm,ns\na,10\na,10\nb,8\nb,8\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+  assert_output "bench-summarize: no interval: all values equal, in 4 rows (first: arm=a, source=baseline, column 'ns', n=2)
+bench-summarize: no comparison intervals: all values equal on both sides, in 2 comparisons (first: source=candidate, column 'ns')
+bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal on both sides, worse by more than 5% (lower is better)"
+  # Higher is better: 8 against 7 is better, 10 against 10 equal.
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:5%:higher --format csv '$TMP/cand.csv' 2>/dev/null >/dev/null"
+  assert_status 0
+  # Within the tolerance: 8/7 is 14% worse, under 15%.
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:15%:lower --format csv '$TMP/cand.csv' 2>/dev/null >/dev/null"
+  assert_status 0
+}
+
+@test "the gate: higher is better fails a throughput that fell" {
+  # The candidate's throughput is 0.5x the baseline's, Fieller [0.43822, 0.57049]
+  # (mpmath): beyond 5% where higher
+  # is better; where lower is better the same data pass.
+  printf 'arm,gb_per_s\na,20\na,21\na,19\n' > "$TMP/base.csv"
+  printf 'arm,gb_per_s\na,10\na,10.5\na,9.5\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse gb_per_s:5%:higher --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+  assert_output "bench-summarize: arm=a, gb_per_s: regression: 0.5x [0.4382, 0.5705] the baseline, worse by more than 5% at 95% (higher is better)"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse gb_per_s:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output ""
+}
+
+@test "the gate: --family-wise holm passes what only chance among several would fail" {
+  # a: {1..5} against {2,4,...,12}: Welch's two-sided p = 0.0493 (mpmath),
+  # one-sided 0.0246 < 0.025 fails alone; Holm over two asks 0.0125 of the
+  # smallest.  b is unchanged.
+  { echo arm,ms; for v in 1 2 3 4 5; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/base.csv"
+  { echo arm,ms; for v in 2 4 6 8 10 12; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+  assert_output "bench-summarize: arm=a, ms: regression: 2.333x [1.004, 5.77] the baseline, worse by more than 0% at 95% (lower is better)"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output ""
+  # A clear regression still fails under Holm, with its p: t = 19.718, df
+  # 5.8824, one-sided p = 6.7229e-7 (mpmath).
+  { echo arm,ms; for v in 20 21 22; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+  assert_output "bench-summarize: arm=a, ms: regression: 7x [4.404, 16.68] the baseline, worse by more than 0% at 95% (lower is better; Holm over 2, p = 6.7e-07)"
+  run bench-summarize --family-wise bonferroni --baseline "$TMP/base.csv" "$TMP/cand.csv"
+  assert_status 64
+}
+
+@test "small-n shape: values that look bimodal or skewed get one warning for their column" {
+  # 5, 5.01, 9: the gap 3.99 is 1.730 SDs, above 1.727, the 99th percentile
+  # of the largest gap of 3 normal values (200000 simulated samples).
+  run bench-summarize --resamples 0 --by g --value v <<<"g,v
+a,5.0
+a,5.01
+a,9"
+  assert_status 0
+  assert_output "bench-summarize: column 'v': 1 of 1 rows look bimodal or skewed (first: g=a, n=3, a gap of 1.730 SDs between neighbours, above 1.727, the 1% level for normal data); below 30 values its 95% intervals may cover far less, in any row
+g,$H,p5,p95,outliers_mild,outliers_severe
+a,v,3,0,6.336666666666667,2.306519744839253,1.33166979557413,5,5.01,9,0.6069539856147301,12.066379347718604,mean,t,0.95,,5.001,8.600999999999999,0,0"
+  # Evenly spread values, and one flagged row among two, are not flagged.
+  run sh -c 'printf "g,v\na,1\na,2\na,3\nb,5.0\nb,5.01\nb,9\n" | bench-summarize --resamples 0 --by g 2>&1 >/dev/null'
+  assert_status 0
+  assert_output ""
+}
+
+@test "hygiene: a byte order mark on a repeated header is a header, not a group" {
+  printf 'g,v\na,1\na,2\n' > "$TMP/one.csv"
+  printf '\357\273\277g,v\na,3\n' > "$TMP/two.csv"
+  run sh -c "cat '$TMP/one.csv' '$TMP/two.csv' | bench-summarize --resamples 0 --by g --percentiles 50 2>&1"
+  assert_status 0
+  assert_output "g,$H,p50,outliers_mild,outliers_severe
+a,v,3,0,2,1,0.5773502691896258,1,2,3,-0.4841377117503294,4.484137711750329,mean,t,0.95,,2,0,0"
+}
+
+@test "hygiene: a repeated header in another order is read by name" {
+  # Rows after \"v,g\" are read by its order, not glued into groups named 4 and 5.
+  run sh -c "printf 'g,v\na,1\na,2\nv,g\n3,a\n5,b\n6,b\n' | bench-summarize --resamples 0 --by g --percentiles 50 2>&1"
+  assert_status 0
+  assert_output "g,$H,p50,outliers_mild,outliers_severe
+a,v,3,0,2,1,0.5773502691896258,1,2,3,-0.4841377117503294,4.484137711750329,mean,t,0.95,,2,0,0
+b,v,2,0,5.5,0.7071067811865476,0.5,5,5.5,6,-0.8531023680873489,11.853102368087349,mean,t,0.95,,5.5,0,0"
+  # A line with other names is data as before: its text cells are said.
+  run sh -c "printf 'g,v\na,1\na,2\nw,h\n' | bench-summarize --resamples 0 --by g --strict --value v"
+  assert_status 65
+  assert_output "bench-summarize: stdin: line 4, column 'v': 'h' is not a number"
+}
+
+@test "hygiene: hexadecimal is text, never 16: an error with --strict, missing without" {
+  run bench-summarize --resamples 0 --strict <<<"v
+1
+0x10"
+  assert_status 65
+  assert_output "bench-summarize: stdin: line 3, column 'v': '0x10' is not a number"
+  run sh -c "printf 'v\n1\n0x1p3\n3\n' | bench-summarize --resamples 0 2>&1 | cut -d, -f1-4"
+  assert_status 0
+  assert_output "bench-summarize: stdin: line 3, column 'v': '0x1p3' is not a number (counted as missing)
+column,n,missing,mean
+v,2,1,2"
+}
+
+@test "hygiene: invalid UTF-8 in a key gives valid JSON (U+FFFD), valid UTF-8 passes through" {
+  run sh -c "printf 'g,v\n\303\274,1\n\377x\\\\,5\n' | bench-summarize --resamples 0 --by g --format json --percentiles 50 2>/dev/null | cut -d, -f1"
+  assert_status 0
+  assert_output "[
+ {\"g\": \"ü\"
+ {\"g\": \"\\ufffdx\\\\\"
+]"
+}
+
+@test "hygiene: tables pad by display width, not bytes" {
+  # ü is 2 bytes and 1 column, 日本 6 bytes and 4 columns: the next column
+  # starts at the same place on every line.
+  run sh -c "printf 'g,v\n\303\274,1\n\303\274,1\n\346\227\245\346\234\254,3\n\346\227\245\346\234\254,3\nab,5\nab,5\n' | bench-summarize --resamples 0 --by g --format table --percentiles 50 2>/dev/null"
+  assert_status 0
+  assert_output "g     column  n  missing  mean  sd  se  min  median  max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed  p50  outliers_mild  outliers_severe
+ü     v       2        0     1   0   0    1       1    1       -        -  mean     t              0.95          1              0                0
+日本  v       2        0     3   0   0    3       3    3       -        -  mean     t              0.95          3              0                0
+ab    v       2        0     5   0   0    5       5    5       -        -  mean     t              0.95          5              0                0"
+}
+
+@test "cells of more than 16 digits read as the nearest double" {
+  # Python's float() gives the same: 1.2345678901234567e+19,
+  # 0.12345678901234568, 3.141592653589793, 1e+26, and 2^53 + 1 rounds to
+  # even, 9007199254740992.
+  run sh -c "printf 'g,v\na,12345678901234567890\nb,0.12345678901234567890123\nc,3.141592653589793238462643\nd,100000000000000000000000001\ne,9007199254740993\n' | bench-summarize --by g --resamples 0 --value v 2>/dev/null | cut -d, -f1,5"
+  assert_status 0
+  assert_output "g,mean
+a,1.2345678901234567e+19
+b,0.12345678901234568
+c,3.141592653589793
+d,1e+26
+e,9007199254740992"
+}
+
+@test "the geometric mean with a zero: empty, and said once" {
+  run bench-summarize --ci-stat gmean --resamples 0 <<<"v
+0
+2
+8"
+  assert_status 0
+  assert_output "bench-summarize: no interval: a value is not positive (no geometric mean), in 1 row (first: column 'v', n=3)
+column,n,missing,mean,sd,se,min,median,max,gmean,ci_low,ci_high,ci_stat,ci_method,ci_level,seed,p5,p95,outliers_mild,outliers_severe
+v,3,0,3.3333333333333335,4.163331998932265,2.4037008503093262,0,2,8,,,,gmean,t,0.95,,0.2,7.3999999999999995,0,0"
+}
+
+@test "--rank: Mann-Whitney U, p and the Hodges-Lehmann shift interval, exact and normal" {
+  # References from tests/data/reference/mann-whitney.py (exact by
+  # enumerating subsets of ranks; normal in mpmath).  Without ties, 13
+  # values: exact, U 32, p 0.13752913752913754, shift 1.45 [-0.9, 4.1].
+  run sh -c "printf 'arm,x\nb,1.1\nb,1.9\nb,2.2\nb,3.3\nb,4.0\nb,4.4\nb,5.9\nn,2.5\nn,3.1\nn,4.7\nn,5.2\nn,6.8\nn,7.4\n' | bench-summarize --compare arm=b --rank --resamples 0 2>/dev/null | cut -d, -f1,2,34-"
+  assert_status 0
+  assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
+b,x,,,,,
+n,x,32,0.13752913752913754,1.4500000000000002,-0.8999999999999999,4.1000000000000005"
+  # Ties (3 and 5 on both sides): normal with the tie correction, U 22,
+  # p 0.05855263015682664, shift 4 [0, 8].
+  run sh -c "printf 'arm,x\nb,1\nb,2\nb,3\nb,4\nb,5\nn,3\nn,5\nn,7\nn,9\nn,11\n' | bench-summarize --compare arm=b --rank --resamples 0 2>/dev/null | cut -d, -f1,2,34-"
+  assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
+b,x,,,,,
+n,x,22,0.05855263015682661,4,0,8"
+  # 60 values: normal, U 617, p 0.013831619802975434, shift 3.715 [0.84, 6.78].
+  awk 'BEGIN { print "arm,x"; for (i = 0; i < 30; i++) { print "b," (i * 1.37) % 17; print "n," (i * 2.11) % 19 + 1.5 } }' > "$TMP/big.csv"
+  run sh -c "bench-summarize --compare arm=b --rank --resamples 0 '$TMP/big.csv' 2>/dev/null | cut -d, -f1,2,34-"
+  assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
+b,x,,,,,
+n,x,617,0.013831619802975412,3.715,0.8399999999999999,6.780000000000001"
+  run bench-summarize --rank --resamples 0 <<<"v
+1"
+  assert_status 64
+  assert_output "bench-summarize: --rank: needs --compare or --baseline"
+}
+
+@test "--paired: the paired difference and ratio of rows that share a run" {
+  # Runs drift 10..40 on both arms, so Welch sees no difference (p 0.52);
+  # paired, the differences 1, 1.5, 2, 2.5 give 1.75 [0.72287, 2.77713],
+  # p 0.012307551821486286, and the ratios' geometric mean 1.0759441
+  # [1.0496949, 1.1028496] (mpmath).  Run 5 has no pair and is left out.
+  run sh -c "printf 'run,arm,ms\n1,b,10\n2,b,20\n3,b,30\n4,b,40\n1,n,11\n2,n,21.5\n3,n,32\n4,n,42.5\n5,n,50\n' | bench-summarize --compare arm=b --paired run --resamples 0 2>/dev/null | cut -d, -f1,2,33-"
+  assert_status 0
+  assert_output "arm,column,p_welch,pairs,paired_diff,paired_diff_ci_low,paired_diff_ci_high,paired_ratio,paired_ratio_ci_low,paired_ratio_ci_high,p_paired
+b,ms,,,,,,,,,
+n,ms,0.5235434938870541,4,1.75,0.7228698716197397,2.7771301283802603,1.0759440864079146,1.04969492939049,1.1028496419891822,0.012307551821486273"
+  run bench-summarize --paired run --resamples 0 <<<"run,v
+1,1"
+  assert_status 64
+  assert_output "bench-summarize: --paired: needs --compare or --baseline"
+  run bench-summarize --paired arm --compare arm=b --resamples 0 <<<"arm,v
+b,1"
+  assert_status 64
+  assert_output "bench-summarize: --paired: 'arm' is a group column; pairs are found within a group"
+  run bench-summarize --paired nope --compare arm=b --resamples 0 <<<"arm,v
+b,1"
+  assert_status 64
+  assert_output "bench-summarize: --paired: no column 'nope' in the input"
+}
+
+@test "warnings go to stderr only: the table on stdout holds none" {
+  # A text cell, a one-value group and a bimodal-looking group all warn.
+  run sh -c "printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table --percentiles 50 2>/dev/null"
+  assert_status 0
+  assert_output "g  column  n  missing  mean       sd       se  min  median  max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe
+a  v       3        0   6.3  2.30652  1.33167    5    5.01    9     0.6     12.1  mean     t              0.95        5.01              0                0
+b  v       1        1     1        -        -    1       1    1       -        -  mean     t              0.95           1              0                0"
+  run sh -c "printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table 2>&1 >/dev/null | cut -c1-40"
+  assert_output "bench-summarize: stdin: line 6, column '
+bench-summarize: no interval: fewer than
+bench-summarize: column 'v': 1 of 1 rows"
 }

@@ -31,7 +31,7 @@ teardown() {
   grep -v -e '-pinned,' "$top_srcdir/tests/data/results-session/pinned-arena/raw.csv" > "$TMP/s/pinned-arena/raw.csv"
   run sh -c '"$0" "$1" 2>/dev/null | grep "^_\|^| 1 "' "$top_srcdir/contrib/results-tables" "$TMP/s"
   assert_status 0
-  [ "$output" = "| 1 | pool-pageable | 3 | 120 | [70.3172, 169.683] | 1.2 | - | 0.00 | 1.00 |
+  [ "$output" = "| 1 | pool-pageable | 3 | 120 | [70, 170] | 1.20 | - | 0.00 | 1.00 |
 _No pinned and pageable arm of one backend here: no pinned/pageable ratio._
 _nvbandwidth/nvbandwidth.txt or calibrate.csv: not in this folder, section skipped._
 _h2d-sweep/raw.csv: not in this folder, section skipped._

@@ -1,0 +1,37 @@
+/* rank.h -- the Wilcoxon-Mann-Whitney rank-sum test and the
+   Hodges-Lehmann shift with its distribution-free interval.
+
+   U counts the pairs (x_i, y_j) with x_i > y_j, ties a half.  Without
+   ties and with m + n <= RANK_EXACT_MAX, U's exact null distribution
+   gives p = min(1, 2 min(P(U <= u), P(U >= u))); otherwise the normal
+   approximation with the tie correction and a continuity correction of
+   1/2 (scipy.stats.mannwhitneyu's defaults for method "asymptotic").
+
+   The shift is the median of the m n differences x_i - y_j; its
+   interval is [D(k), D(mn+1-k)] of the sorted differences, with the
+   largest k whose null probability P(U <= k-1) is at most (1-C)/2
+   (exact), or k = floor(mn/2 - z sqrt(mn(m+n+1)/12)) (normal).  */
+#ifndef ARENABENCH_RANK_H
+#define ARENABENCH_RANK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { RANK_EXACT_MAX = 50 };
+/* More differences than this are not formed: no shift then.  */
+#define RANK_PAIRS_MAX 10000000.0
+
+struct rank_test
+{
+  double u, p;
+  double shift, shift_low, shift_high;
+  bool exact;
+  const char *why;              /* no test, or NULL */
+  const char *shift_why;        /* no shift interval, or NULL */
+};
+
+/* Test X[0..M) against Y[0..N) at CONFIDENCE into *R.  */
+void rank_test (const double *x, size_t m, const double *y, size_t n, double confidence,
+                struct rank_test *r);
+
+#endif
