@@ -289,19 +289,19 @@ drv_table() {
             print line } }'
 }
 
-# drv_says SUBJECT RATIO LOW HIGH N: the verdict on a ratio of means in
+# drv_says SUBJECT RATIO LOW HIGH N [WHAT]: the verdict on a ratio of means in
 # words.  A difference is shown when the 95% interval excludes 1: "faster"
 # (the ratio) or "slower" (its inverse, with the inverted interval).
 drv_says() {
-  awk -v s="$1" -v r="$2" -v lo="$3" -v hi="$4" -v n="$5" "$drv_awk_num"'
+  awk -v s="$1" -v r="$2" -v lo="$3" -v hi="$4" -v n="$5" -v what="${6:-per arm}" "$drv_awk_num"'
     BEGIN {
       if (lo == "" || hi == "") {
-        printf "%s: %sx, no 95%% CI from these runs (n=%s per arm)\n", s, num(r, dig(r)), n; exit }
-      if (lo > 1) printf "%s: %sx faster [%s, %s] (95%% CI, n=%s per arm)\n", s, num(r, d = dig(r, lo, hi)), num(lo, d), num(hi, d), n
+        printf "%s: %sx, no 95%% CI from these runs (n=%s %s)\n", s, num(r, dig(r)), n, what; exit }
+      if (lo > 1) printf "%s: %sx faster [%s, %s] (95%% CI, n=%s %s)\n", s, num(r, d = dig(r, lo, hi)), num(lo, d), num(hi, d), n, what
       else if (hi < 1 && lo > 0) { d = dig(1 / r, 1 / hi, 1 / lo)
-        printf "%s: %sx slower [%s, %s] (95%% CI, n=%s per arm)\n", s, num(1 / r, d), num(1 / hi, d), num(1 / lo, d), n }
+        printf "%s: %sx slower [%s, %s] (95%% CI, n=%s %s)\n", s, num(1 / r, d), num(1 / hi, d), num(1 / lo, d), n, what }
       else { d = dig(r, lo, hi)
-        printf "%s: no difference shown (%sx [%s, %s], 95%% CI, n=%s per arm)\n", s, num(r, d), num(lo, d), num(hi, d), n } }'
+        printf "%s: no difference shown (%sx [%s, %s], 95%% CI, n=%s %s)\n", s, num(r, d), num(lo, d), num(hi, d), n, what } }'
 }
 
 # drv_ratios BY COL=BASE VALUE: per group of BY, the ratio of the mean
