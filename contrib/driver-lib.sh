@@ -106,7 +106,7 @@ drv_out_dir() {
 drv_from() {
   local maker
   [ -s "$from/raw.csv" ] || drv_die "--from: no '$from/raw.csv'"
-  maker=$(sed -n '1s/^command: \([^ ]*\).*/\1/p' "$from/receipt.txt" 2>/dev/null)
+  maker=$(sed -n 's/^command: \([^ ]*\).*/\1/p' "$from/receipt.txt" 2>/dev/null | head -n 1)
   [ "${maker##*/}" = "$prog" ] ||
     drv_die "--from: '$from' was not made by $prog (its receipt.txt names ${maker:-no driver})"
   raw=$from/raw.csv
