@@ -60,13 +60,13 @@ drv_version() {
 # The common part of every --help.
 drv_usage_common() {
   cat <<USAGE
-  --out DIR         results folder (default $prog-YYYYmmdd-HHMMSS); one
-                    that exists and is not empty only with --force
+  --out DIR         results folder; one that exists and is not empty only
+                    with --force (default $prog-YYYYmmdd-HHMMSS)
   --force           write into an existing --out folder, replacing its files
   --plot            draw the figure with gnuplot (pngcairo), if installed
   --from DIR        summarize and draw DIR/raw.csv of an earlier run of
-                    $prog again (its receipt.txt must say so), into DIR or
-                    into --out
+                    this driver again (DIR/receipt.txt must name it), into
+                    DIR or into --out
   --help            display this help and exit
   --version         output version information and exit
 
