@@ -508,3 +508,105 @@ direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (9
     assert_output "$t (arenabench) $(arena-produce --version | sed -n '1s/.* //p')"
   done
 }
+
+# With a stand-in h2d-check (tests/data/drivers-fake-h2d-check: arena-consume
+# underneath, the GPU consumer's arms, --calibrate's raw-* rows and --staged
+# imitated), the GPU arms' plumbing runs here.  The drivers are copied away
+# from ../src so that PATH finds the stand-in.
+fake_gpu() {
+  mkdir -p "$TMP/bin"
+  cp "$top_srcdir/tests/data/drivers-fake-h2d-check" "$TMP/bin/h2d-check"
+  cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/h2d-sweep" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
+}
+
+@test "pinned-arena's GPU arms (stand-in h2d-check): pinned, pageable, staged, fill-only, raw-* rows once a repeat" {
+  fake_gpu
+  PATH=$TMP/bin:$PATH run bash -c "pinned-arena --size 4K --items 4 --repeats 2 --staging-threads 3 --out '$TMP/pa' 2> /dev/null"
+  assert_status 0
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+               { print $c["repeat"], $c["arm"], $c["pinned"], $c["staging_threads"] }' "$TMP/pa/raw.csv"
+  assert_output "1 pool-pageable 0 
+1 raw-pinned 0 
+1 raw-pageable 0 
+1 pool-pinned 1 
+1 pool-staged 0 3
+1 pool-fill 1 
+1 ring-pageable 0 
+1 ring-pinned 1 
+1 ring-staged 0 3
+1 ring-fill 1 
+2 pool-pinned 1 
+2 raw-pinned 1 
+2 raw-pageable 1 
+2 pool-staged 0 3
+2 pool-fill 1 
+2 ring-pageable 0 
+2 ring-pinned 1 
+2 ring-staged 0 3
+2 ring-fill 1 
+2 pool-pageable 0 "
+  grep -qx 'arms: pool-pageable pool-pinned pool-staged pool-fill ring-pageable ring-pinned ring-staged ring-fill' "$TMP/pa/receipt.txt"
+  run grep -c '^1 producer, \(pool\|ring\): pinned arena vs \(pageable\|staged (3 copy threads)\): ' "$TMP/pa/summary.txt"
+  assert_output 4
+  run grep -cE '^1 +(pool|ring)-(pinned|staged|pageable) +2 ' "$TMP/pa/summary.txt"
+  assert_output 6
+}
+
+@test "pinned-arena and h2d-sweep without h2d-check --staged: the staged arm skipped with a note" {
+  fake_gpu
+  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  assert_output "pinned-arena: note: no staged arm: this h2d-check has no --staged
+pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
+  grep -qx 'note: no staged arm: this h2d-check has no --staged' "$TMP/pa/receipt.txt"
+  grep -qx 'note: no staged arm: this h2d-check has no --staged' "$TMP/pa/summary.txt"
+  run grep -c staged, "$TMP/pa/raw.csv"
+  assert_output 0
+  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "h2d-sweep --sizes 4K --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --out '$TMP/hs' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  assert_output "h2d-sweep: note: no staged arm: this h2d-check has no --staged
+h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
+  grep -qx 'arms: pinned pageable fill' "$TMP/hs/receipt.txt"
+}
+
+@test "h2d-sweep's arms (stand-in h2d-check): at least --min-items per worker and run, the staged arm's threads" {
+  fake_gpu
+  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 4K,16K --bytes-per-run 64K --min-items 3 --repeats 1 --workers 2 --staging-threads 2 --out '$TMP/hs' 2> /dev/null"
+  assert_status 0
+  # 4K: 64K / 4K / 2 workers = 8 per worker; 16K: 2, raised to 3.
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+               { print $c["size_bytes"], $c["arm"], $c["items"], $c["staging_threads"] }' "$TMP/hs/raw.csv"
+  assert_output "4096 pool-pinned 16 
+4096 raw-pinned 16 
+4096 raw-pageable 16 
+4096 pool-pageable 16 
+4096 pool-staged 16 2
+4096 pool-fill 16 
+16384 pool-pinned 6 
+16384 raw-pinned 6 
+16384 raw-pageable 6 
+16384 pool-pageable 6 
+16384 pool-staged 6 2
+16384 pool-fill 6 "
+  run grep -c '^\(4\|16\)KiB: pinned arena vs \(pageable\|staged\): ' "$TMP/hs/summary.txt"
+  assert_output 4
+}
+
+@test "h200-session: the commands of a session, a folder that exists refused, no GPU 69" {
+  run h200-session --dry-run --machine h200 --out "$TMP/s" --skip arena-speed,nvbandwidth
+  assert_status 0
+  assert_output "$top_srcdir/contrib/pinned-arena --workers 1,4,8 --repeats 5 --out $TMP/s/pinned-arena
+$top_srcdir/contrib/h2d-sweep --sizes 64K,1M,8M,64M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
+$top_srcdir/contrib/transfer-overlap --out $TMP/s/transfer-overlap 
+$top_srcdir/contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
+  run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,multi-gpu-h2d,nvbandwidth
+  assert_output "$top_srcdir/contrib/transfer-overlap --out $TMP/s/transfer-overlap -- --runs 10
+env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $top_srcdir/contrib/arena-speed $TMP/s/arena-speed"
+  mkdir "$TMP/s"
+  run h200-session --machine h200 --out "$TMP/s"
+  assert_status 64
+  assert_output "h200-session: --out: '$TMP/s' exists; a session goes into a new folder"
+  gpu_here && skip "this machine has a GPU"
+  run h200-session --machine h200 --out "$TMP/t"
+  assert_status 69
+  assert_output "h200-session: h2d-check has no CUDA GPU here (or was built without CUDA)"
+  [ ! -e "$TMP/t" ]
+}
