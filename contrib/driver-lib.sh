@@ -51,6 +51,18 @@ drv_option() {
   esac
 }
 
+# drv_operands "$@": the drivers take options only.
+drv_operands() { [ $# -eq 0 ] || drv_die "extra operand '$1'"; }
+
+# drv_bars MEANS RUNS OFFSET COLOUR TITLE DOT: gnuplot plot clauses for a
+# bar chart: bars of the means (columns x, mean, low, high) with their
+# interval, every run of RUNS (x, value) a grey dot of size DOT.
+drv_bars() {
+  printf "'%s' using (\$1 + %s):2 with boxes lc %s title '%s'" "$1" "$3" "$4" "$5"
+  printf ", '' using (\$1 + %s):2:3:4 with yerrorbars pt 1 ps 0 lw 1.5 lc rgb 'black' notitle" "$3"
+  printf ", '%s' using (\$1 + %s):2 with points pt 7 ps %s lc rgb '#333333' notitle" "$2" "$3" "$6"
+}
+
 drv_version() {
   local v
   v=$(arena-produce --version 2>/dev/null | sed -n '1s/.* //p')
