@@ -594,7 +594,7 @@ h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
   run h200-session --dry-run --machine h200 --out "$TMP/s" --skip arena-speed,nvbandwidth
   assert_status 0
   assert_output "$top_srcdir/contrib/pinned-arena --workers 1,4,8 --repeats 5 --out $TMP/s/pinned-arena
-$top_srcdir/contrib/h2d-sweep --sizes 64K,1M,8M,64M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
+$top_srcdir/contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
 $top_srcdir/contrib/transfer-overlap --out $TMP/s/transfer-overlap 
 $top_srcdir/contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,multi-gpu-h2d,nvbandwidth
