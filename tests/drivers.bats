@@ -63,7 +63,7 @@ arms"
   # The headline: a row per checked arm and worker count, limit and bound.
   run sed -n '4,8p' "$TMP/pa/summary.txt"
   [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
-  local l re='^[12] +(pool|ring)-pageable +2 +[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] +[0-9]+% +[0-9.]+ +(producer-bound|copy-bound \(memcpy\))$'
+  local l re='^[12] +(pool|ring)-pageable +2 +[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] +[0-9]+% +[0-9.]+ +producer-bound$'
   for l in 1 2 3 4; do [[ "${lines[$l]}" =~ $re ]]; done
   # summary.csv: every arm, the limit on the checked arms' items_per_s rows.
   run bash -c "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }

@@ -44,7 +44,8 @@ Try 'results-tables --help' for more information."
 _h2d-sweep/raw.csv: not in this folder, section skipped._
 _nvbandwidth/nvbandwidth.txt or calibrate.csv: not in this folder, section skipped._
 _transfer-overlap/raw.csv: not in this folder, section skipped._
-_multi-gpu-h2d/raw.csv: not in this folder, section skipped._" ]
+_multi-gpu-h2d/raw.csv: not in this folder, section skipped._
+_arena-speed/summary.csv: not in this folder, section skipped._" ]
 }
 
 @test "results-tables: a subfolder another driver made is named, not summarized" {
