@@ -51,6 +51,18 @@ drv_option() {
   esac
 }
 
+# drv_operands "$@": the drivers take options only.
+drv_operands() { [ $# -eq 0 ] || drv_die "extra operand '$1'"; }
+
+# drv_bars MEANS RUNS OFFSET COLOUR TITLE DOT: gnuplot plot clauses for a
+# bar chart: bars of the means (columns x, mean, low, high) with their
+# interval, every run of RUNS (x, value) a grey dot of size DOT.
+drv_bars() {
+  printf "'%s' using (\$1 + %s):2 with boxes lc %s title '%s'" "$1" "$3" "$4" "$5"
+  printf ", '' using (\$1 + %s):2:3:4 with yerrorbars pt 1 ps 0 lw 1.5 lc rgb 'black' notitle" "$3"
+  printf ", '%s' using (\$1 + %s):2 with points pt 7 ps %s lc rgb '#333333' notitle" "$2" "$3" "$6"
+}
+
 drv_version() {
   local v
   v=$(arena-produce --version 2>/dev/null | sed -n '1s/.* //p')
@@ -60,24 +72,28 @@ drv_version() {
 # The common part of every --help.
 drv_usage_common() {
   cat <<USAGE
-  --out DIR         results folder (default $prog-YYYYmmdd-HHMMSS); one
-                    that exists and is not empty only with --force
+  --out DIR         results folder; one that exists and is not empty only
+                    with --force (default $prog-YYYYmmdd-HHMMSS)
   --force           write into an existing --out folder, replacing its files
   --plot            draw the figure with gnuplot (pngcairo), if installed
-  --from DIR        summarize and draw DIR/raw.csv of an earlier run again,
-                    into DIR or into --out
+  --from DIR        summarize and draw DIR/raw.csv of an earlier run of
+                    this driver again (DIR/receipt.txt must name it), into
+                    DIR or into --out
   --help            display this help and exit
   --version         output version information and exit
 
 A progress line with the time left goes to stderr when it is a terminal.
-Ctrl-C stops after the run in progress and keeps the rows so far.
+Ctrl-C stops after the run in progress, keeps the rows so far and writes
+their summary, marked as interrupted.  bench-summarize's warnings go to
+stderr and DIR/warnings.txt, never into DIR/summary.txt.
 
 Exit status:
   0    every run succeeded and every item was checked
   64   a bad option or value, or --out exists without --force
   69   no CUDA GPU here (or a build without CUDA) where one is needed
   70   a run failed (its status is on stderr); the others are summarized
-  130  interrupted; the rows so far are in DIR/raw.csv
+  130  interrupted; the rows so far are in DIR/raw.csv, their summary in
+       DIR/summary.txt
 USAGE
 }
 
@@ -96,9 +112,15 @@ drv_out_dir() {
   mkdir -p "$out" 2>/dev/null || drv_die "--out: cannot create '$out'"
 }
 
-# drv_from: --from DIR reads DIR/raw.csv; results go to --out when given.
+# drv_from: --from DIR reads DIR/raw.csv of an earlier run of this same
+# driver (its receipt's command names it: another driver's folder is never
+# summarized, let alone overwritten); results go to --out when given.
 drv_from() {
+  local maker
   [ -s "$from/raw.csv" ] || drv_die "--from: no '$from/raw.csv'"
+  maker=$(sed -n 's/^command: \([^ ]*\).*/\1/p' "$from/receipt.txt" 2>/dev/null | head -n 1)
+  [ "${maker##*/}" = "$prog" ] ||
+    drv_die "--from: '$from' was not made by $prog (its receipt.txt names ${maker:-no driver})"
   raw=$from/raw.csv
   if [ -n "$out" ] && [ "$out" != "$from" ]; then drv_out_dir; else out=$from; fi
 }
@@ -149,12 +171,64 @@ drv_progress_step() { drv_done=$((drv_done + 1)); }
 drv_progress_end() { [ -t 2 ] && printf '\r\033[K' >&2; return 0; }
 
 # Ctrl-C (or TERM) ends the run in progress; the loop checks
-# drv_interrupted and calls drv_stop, which keeps the rows.
+# drv_interrupted and calls drv_stop, which keeps the rows and summarizes
+# them (the driver's summarize function), saying the run was cut short.
 drv_trap() { trap 'drv_interrupted=yes' INT TERM; }
 drv_stop() {
   drv_progress_end
+  [ -s "$raw" ] && summarize
   echo "$prog: interrupted after $drv_done of $drv_total runs; rows so far are in '$raw'" >&2
   exit 130
+}
+
+# drv_loop_check: at the top of each run, stop when interrupted.
+drv_loop_check() { [ "$drv_interrupted" = no ] || drv_stop; }
+
+# drv_run_failed WHAT STATUS: a failed run (or the interruption that
+# failed it); the other runs go on and the driver exits 70.
+drv_run_failed() {
+  drv_loop_check
+  drv_progress_end
+  echo "$prog: run of $1 failed with status $2" >&2
+  status=70
+}
+
+# drv_rows_or_from: after the runs, at least one row; or read --from.
+drv_rows_or_from() {
+  if [ -z "$from" ]; then
+    drv_progress_end
+    [ -s "$raw" ] || drv_fail 70 "no run succeeded"
+  else
+    drv_from
+  fi
+}
+
+# drv_bs ARGS: bench-summarize, its notes and warnings kept apart from the
+# summary (DIR/warnings.txt and stderr, see drv_write_summary).
+drv_bs() { bench-summarize --seed 1 "$@" 2>> "$drv_tmp/warnings"; }
+
+# drv_log_scale: --log-scale (mean intervals on the log scale, always
+# positive) where this bench-summarize has it, for rate columns.
+drv_log_scale() {
+  bench-summarize --help 2>/dev/null | grep -q -- --log-scale && echo --log-scale
+}
+
+# drv_write_summary: DIR/summary.txt from the driver's summary_body (its
+# headline first), shown on stdout; an interrupted run says so on top.
+# bench-summarize's warnings go to stderr and DIR/warnings.txt only.
+drv_write_summary() {
+  : > "$drv_tmp/warnings"
+  {
+    [ "$drv_interrupted" = no ] ||
+      printf 'INTERRUPTED after %s of %s runs: this summary covers those runs only.\n\n' "$drv_done" "$drv_total"
+    summary_body
+  } > "$out/summary.txt"
+  cat "$out/summary.txt"
+  if [ -s "$drv_tmp/warnings" ]; then
+    sort -u "$drv_tmp/warnings" | tee "$out/warnings.txt" >&2
+  else
+    rm -f "$out/warnings.txt"
+  fi
 }
 
 # drv_finish: say where the results are, and exit with $status.
@@ -163,9 +237,27 @@ drv_finish() {
   exit "${status:-0}"
 }
 
-# drv_append FILE: add a run report (header + rows) to $raw, one header.
+# drv_append FILE [NAME=VALUE...]: add a run report (header + rows) to $raw
+# under one header, the NAME columns first.  Columns are matched by name:
+# a report with a column $raw lacks (another consumer's, a newer build's)
+# widens $raw, earlier rows getting empty cells there.
 drv_append() {
-  if [ -s "$raw" ]; then tail -n +2 "$1" >> "$raw"; else cat "$1" > "$raw"; fi
+  local file=$1 tmp=$drv_tmp/append.csv; shift
+  awk -F, -v OFS=, -v pre="$*" -v raw="$raw" '
+    BEGIN { np = split(pre, p, " ")
+      for (i = 1; i <= np; i++) { e = index(p[i], "="); pn[i] = substr(p[i], 1, e - 1); pv[i] = substr(p[i], e + 1) }
+      if ((getline line < raw) > 0) { nh = split(line, h, ","); for (i = 1; i <= nh; i++) at[h[i]] = i; old = 1 } }
+    NR == 1 { for (i = 1; i <= np; i++) if (!(pn[i] in at)) { h[++nh] = pn[i]; at[pn[i]] = nh }
+              for (i = 1; i <= NF; i++) { name[i] = $i; if (!(($i) in at)) { h[++nh] = $i; at[$i] = nh } }
+              nf = NF; next }
+    { for (k = 1; k <= nh; k++) cell[k] = ""
+      for (i = 1; i <= np; i++) cell[at[pn[i]]] = pv[i]
+      for (i = 1; i <= nf; i++) cell[at[name[i]]] = $i
+      r = cell[1]; for (k = 2; k <= nh; k++) r = r "," cell[k]; rows[++nr] = r }
+    END { hdr = h[1]; for (k = 2; k <= nh; k++) hdr = hdr "," h[k]; print hdr
+      if (old) { oh = line; no = split(oh, x, ",")
+        while ((getline line < raw) > 0) { pad = ""; for (k = no + 1; k <= nh; k++) pad = pad ","; print line pad } }
+      for (i = 1; i <= nr; i++) print rows[i] }' "$file" > "$tmp" && cat "$tmp" > "$raw"
 }
 
 # drv_gb_rows FILE: the rows with bandwidth in GB/s (1e9 B/s).  Rows of
@@ -183,25 +275,55 @@ drv_gb_rows() {
 # drv_col FILE NAME: true when the header of FILE has column NAME.
 drv_col() { head -n 1 "$1" | tr ',' '\n' | grep -qxF "$2"; }
 
-# drv_verdict SUBJECT RATIO LOW HIGH P N WHAT [COST]: one line in words.
-# A difference is shown only when the 95% interval of the ratio excludes 1
-# and, where there is a test (P not empty), it agrees at 5%.
-drv_verdict() {
-  local subject=$1 ratio=$2 lo=$3 hi=$4 p=$5 n=$6 what=$7 cost=${8-} pt=
-  [ -n "$p" ] && pt=$(printf ', p = %.2g' "$p")
-  if [ -z "$lo" ] || [ -z "$hi" ]; then
-    if [ "${n:-0}" -lt 2 ]; then
-      printf '%s: %.2fx %s, n = %s: too few runs for an interval\n' "$subject" "$ratio" "$what" "$n"
-    else
-      # bench-summarize leaves it empty where none exists at this n, the
-      # values are all equal, or the base is not clearly away from zero.
-      printf '%s: %.2fx %s, n = %s: no 95%% interval from these runs\n' "$subject" "$ratio" "$what" "$n"
-    fi
-  elif awk -v lo="$lo" -v hi="$hi" -v p="$p" 'BEGIN { exit !((lo > 1 || hi < 1) && (p == "" || p < 0.05)) }'; then
-    printf '%s: %.2fx %s [%.2f, %.2f]%s%s, n = %s\n' "$subject" "$ratio" "$what" "$lo" "$hi" "$cost" "$pt" "$n"
-  else
-    printf '%s: no difference shown at 95%% (%.2fx %s [%.2f, %.2f]%s, n = %s)\n' "$subject" "$ratio" "$what" "$lo" "$hi" "$pt" "$n"
-  fi
+# The awk functions of the headline: dig(lo, hi) is the decimal place
+# that keeps 2 significant digits of the interval's half-width (3
+# significant digits of x when there is no interval); num(x, d) writes x
+# rounded there.
+drv_awk_num='
+function flr(x) { return x == int(x) ? x : x < 0 ? int(x) - 1 : int(x) }
+function dig(x, lo, hi,   h) {
+  h = (lo == "" || hi == "") ? 0 : (hi - lo) / 2
+  if (h > 0) return flr(log(h) / log(10)) - 1
+  return x > 0 ? flr(log(x) / log(10)) - 2 : 0 }
+function num(x, d) {
+  if (d >= 0) return sprintf("%.0f", sprintf("%.0f", x / 10 ^ d) * 10 ^ d)
+  return sprintf("%." (-d) "f", x) }
+function ci(x, lo, hi,   d) {
+  d = dig(x, lo, hi)
+  return (lo == "" || hi == "") ? num(x, d) " (no CI)" : num(x, d) " [" num(lo, d) ", " num(hi, d) "]" }'
+
+# drv_table: tab-separated lines on stdin, a header first, as columns
+# aligned to their widest cell (two spaces apart).
+drv_table() {
+  awk -F'\t' '{ row[NR] = $0; for (i = 1; i <= NF; i++) if (length($i) > w[i]) w[i] = length($i); if (NF > nf) nf = NF }
+    END { for (r = 1; r <= NR; r++) { n = split(row[r], f, "\t"); line = ""
+            for (i = 1; i <= n; i++) line = line (i < n ? sprintf("%-" w[i] "s  ", f[i]) : f[i])
+            print line } }'
+}
+
+# drv_says SUBJECT RATIO LOW HIGH N [WHAT]: the verdict on a ratio of means in
+# words.  A difference is shown when the 95% interval excludes 1: "faster"
+# (the ratio) or "slower" (its inverse, with the inverted interval).
+drv_says() {
+  awk -v s="$1" -v r="$2" -v lo="$3" -v hi="$4" -v n="$5" -v what="${6:-per arm}" "$drv_awk_num"'
+    BEGIN {
+      if (lo == "" || hi == "") {
+        printf "%s: %sx, no 95%% CI from these runs (n=%s %s)\n", s, num(r, dig(r)), n, what; exit }
+      if (lo > 1) printf "%s: %sx faster [%s, %s] (95%% CI, n=%s %s)\n", s, num(r, d = dig(r, lo, hi)), num(lo, d), num(hi, d), n, what
+      else if (hi < 1 && lo > 0) { d = dig(1 / r, 1 / hi, 1 / lo)
+        printf "%s: %sx slower [%s, %s] (95%% CI, n=%s %s)\n", s, num(1 / r, d), num(1 / hi, d), num(1 / lo, d), n, what }
+      else { d = dig(r, lo, hi)
+        printf "%s: no difference shown (%sx [%s, %s], 95%% CI, n=%s %s)\n", s, num(r, d), num(lo, d), num(hi, d), n, what } }'
+}
+
+# drv_ratios BY COL=BASE VALUE: per group of BY, the ratio of the mean
+# VALUE of the other level of COL over BASE, of the rows on stdin, as
+# "GROUP-VALUES...|ratio|low|high|n" (bench-summarize --compare, Fieller).
+drv_ratios() {
+  drv_bs --by "$1" --compare "$2" --value "$3" --format csv \
+    | awk -F, -v by="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; nb = split(by, b, ","); next }
+        $c["ratio"] != "" { g = ""; for (i = 1; i <= nb; i++) g = g $c[b[i]] "|"
+          print g $c["ratio"] "|" $c["ratio_ci_low"] "|" $c["ratio_ci_high"] "|" $c["n"] }'
 }
 
 # drv_gnuplot PNG: run the gnuplot script on stdin into PNG (pngcairo), or
@@ -216,6 +338,9 @@ drv_gnuplot() {
   { printf 'set terminal pngcairo size %s noenhanced font ",11"\nset output "%s"\n' "${drv_png_size:-1000,600}" "$1"; cat; } \
     | gnuplot && echo "$prog: figure '$1'" >&2
 }
+
+# drv_count N NOUN: "1 producer", "4 producers".
+drv_count() { if [ "$1" = 1 ]; then echo "1 $2"; else echo "$1 $2s"; fi; }
 
 # drv_human BYTES: "8MiB" style label for a byte count.
 drv_human() {

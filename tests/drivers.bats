@@ -28,19 +28,24 @@ run_header() {
   run pinned-arena --cpu --size 64K --items 8 --repeats 2 --workers 1,2 --out "$TMP/pa"
   assert_status 0
   [ "$(head -n 1 "$TMP/pa/raw.csv")" = "$(run_header)" ]
-  # 2 arms x 2 repeats x 2 worker counts, every item checked, none wrong;
-  # and a memcpy reference row per repeat and worker count.
+  # 4 arms (2 checked, 2 fill-only) x 2 repeats x 2 worker counts, every
+  # item there, none wrong; and a memcpy reference row per repeat and count.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                { n++; arms[$c["arm"]]++; w[$c["workers"]]++ }
-               $c["arm"] != "memcpy" && ($c["items"] != 8 || $c["mismatches"] != 0 || $c["warmup_epochs"] != 1) { bad++ }
-               END { print n, arms["pool-pageable"], arms["ring-pageable"], arms["memcpy"], w[1], w[2], bad + 0 }' "$TMP/pa/raw.csv"
-  assert_output "12 4 4 4 6 6 0"
-  # Arm order rotates per repeat: repeat 1 starts with pool, repeat 2 with ring.
+               $c["arm"] != "memcpy" && ($c["items"] != 8 || $c["warmup_epochs"] != 1) { bad++ }
+               $c["arm"] ~ /-pageable$/ && $c["mismatches"] != "0" { bad++ }
+               END { print n, arms["pool-pageable"], arms["ring-pageable"], arms["pool-fill"], arms["ring-fill"], arms["memcpy"], w[1], w[2], bad + 0 }' "$TMP/pa/raw.csv"
+  assert_output "20 4 4 4 4 4 10 10 0"
+  # Arm order rotates per repeat.
   run awk -F, '$8 == 1 { print $1, $2 }' "$TMP/pa/raw.csv"
   assert_output "1 pool-pageable
+1 pool-fill
 1 ring-pageable
+1 ring-fill
 1 memcpy
+2 pool-fill
 2 ring-pageable
+2 ring-fill
 2 pool-pageable
 2 memcpy"
   run sed 's/: .*//' "$TMP/pa/receipt.txt"
@@ -52,23 +57,31 @@ kernel
 arenabench
 commit
 consumer
-config"
-  grep -q '^1        pool-pageable  items_per_s  2 ' "$TMP/pa/summary.txt"
-  grep -q '^2        ring-pageable  gb_per_s     2 ' "$TMP/pa/summary.txt"
-  grep -q '^2        memcpy         gb_per_s     2 ' "$TMP/pa/summary.txt"
+config
+arms"
+  grep -qx 'arms: pool-pageable pool-fill ring-pageable ring-fill' "$TMP/pa/receipt.txt"
+  # The headline: a row per checked arm and worker count, limit and bound.
+  run sed -n '4,8p' "$TMP/pa/summary.txt"
+  [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
+  local l re='^[12] +(pool|ring)-pageable +2 +[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] +[0-9]+% +[0-9.]+ +producer-bound$'
+  for l in 1 2 3 4; do [[ "${lines[$l]}" =~ $re ]]; done
+  # summary.csv: every arm, the limit on the checked arms' items_per_s rows.
+  run bash -c "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
+               \$c[\"column\"] == \"items_per_s\" { print \$c[\"workers\"], \$c[\"arm\"], (\$c[\"limit\"] != \"\") }' '$TMP/pa/summary.csv' | sort"
+  assert_output "$(printf '%s\n' '1 memcpy 0' '1 pool-fill 0' '1 pool-pageable 1' '1 ring-fill 0' '1 ring-pageable 1' \
+                                  '2 memcpy 0' '2 pool-fill 0' '2 pool-pageable 1' '2 ring-fill 0' '2 ring-pageable 1')"
 }
 
 @test "pinned-arena without a GPU: a verdict for ring against pool, the memcpy reference, no raw-* rows named" {
   gpu_here && skip "this machine has a GPU: the GPU arms run"
   pinned-arena --size 4K --items 4 --repeats 2 --out "$TMP/pa" > "$TMP/out" 2> /dev/null
-  run grep -c 'raw-' "$TMP/pa/summary.txt"
+  run grep -c -e 'raw-pinned' -e 'raw-pageable' "$TMP/pa/summary.txt"
   assert_output 0
-  grep -qx '# (memcpy rows: one thread copying the same bytes from the page cache with dd, in the same run)' "$TMP/pa/summary.txt"
-  run grep -E '^workers 1  (pool|ring)-pageable ' "$TMP/pa/summary.txt"
-  [[ "${lines[0]}" =~ ^workers\ 1\ \ pool-pageable\ +[0-9.]+\ items/s\ +[0-9.]+%\ of\ memcpy$ ]]
-  [[ "${lines[1]}" =~ ^workers\ 1\ \ ring-pageable\ +[0-9.]+\ items/s\ +[0-9.]+%\ of\ memcpy$ ]]
-  run tail -n 1 "$TMP/pa/summary.txt"
-  [[ "$output" =~ ^workers\ 1:\ ring/pool:\ ([0-9.]+x\ the\ items/s\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 2|no\ difference\ shown\ at\ 95%\ \([0-9.]+x\ the\ items/s\ \[-?[0-9.]+,\ -?[0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 2\)|[0-9.]+x\ the\ items/s,\ n\ =\ 2:\ no\ 95%\ interval\ from\ these\ runs)$ ]]
+  run grep '^1 producer: ' "$TMP/pa/summary.txt"
+  [[ "$output" =~ ^1\ producer:\ ring\ vs\ pool\ arena:\ ([0-9.]+x\ (faster|slower)\ \[[0-9.]+,\ [0-9.]+\]\ \(95%\ CI,\ n=2\ per\ arm\)|no\ difference\ shown\ \([0-9.]+x\ \[-?[0-9.]+,\ -?[0-9.]+\],\ 95%\ CI,\ n=2\ per\ arm\)|[0-9.]+x,\ no\ 95%\ CI\ from\ these\ runs\ \(n=2\ per\ arm\))$ ]]
+  # bench-summarize's notes never land in the summary.
+  run grep -c '^bench-summarize' "$TMP/pa/summary.txt"
+  assert_output 0
   # The summary is what the driver printed.
   cmp "$TMP/out" "$TMP/pa/summary.txt"
 }
@@ -76,11 +89,11 @@ config"
 @test "pinned-arena warns when producers and the consumer outnumber the online CPUs" {
   local cores
   cores=$(nproc)
-  run bash -c "pinned-arena --cpu --size 4K --items $cores --repeats 1 --workers $cores --out '$TMP/pa' 2>&1 >/dev/null"
+  run bash -c "pinned-arena --cpu --size 4K --items $cores --repeats 1 --workers $cores --out '$TMP/pa' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
   assert_status 0
   assert_output "pinned-arena: warning: $cores producer(s) and a consumer on $cores online CPU(s): they take turns, and the figures measure that
 pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
-  run bash -c "pinned-arena --cpu --size 4K --items 1 --repeats 1 --workers 1 --out '$TMP/pb' 2>&1 >/dev/null"
+  run bash -c "pinned-arena --cpu --size 4K --items 1 --repeats 1 --workers 1 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
   [ "$cores" -lt 2 ] || assert_output "pinned-arena: raw rows, receipt and summary in '$TMP/pb/'"
 }
 
@@ -89,8 +102,8 @@ pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   run pinned-arena --size 4K --items 4 --repeats 1 --out "$TMP/pa"
   assert_status 0
   [ "${lines[0]}" = "pinned-arena: note: no CUDA GPU available (or a build without CUDA): running the CPU arms with arena-consume" ]
-  # Two arms and the memcpy reference.
-  [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq 3 ]
+  # Two checked arms, two fill-only arms and the memcpy reference.
+  [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq 5 ]
 }
 
 @test "pinned-arena --from redraws the same summary from an earlier run's rows" {
@@ -134,7 +147,7 @@ Try 'pinned-arena --help' for more information."
   run pinned-arena --cpu --size=4K --ite 4 --rep=1 --work 1 --out="$TMP/pa"
   assert_status 0
   run grep '^config: ' "$TMP/pa/receipt.txt"
-  assert_output "config: size=4K dtype=fp32 kind=tensor workers=1 items=4 slots=4 repeats=1 epochs=2 warmup_epochs=1 fill=auto"
+  assert_output "config: size=4K dtype=fp32 kind=tensor workers=1 items=4 slots=4 repeats=1 epochs=2 warmup_epochs=1 fill=auto staging_threads=1"
 }
 
 @test "an existing --out is refused unless --force; --force replaces the results" {
@@ -166,8 +179,8 @@ arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
 @test "a progress line with the time left goes to a terminal, and only there" {
   command -v script > /dev/null || skip "script(1) not installed"
   script -qec "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pa'" /dev/null > "$TMP/tty" 2>&1
-  grep -qE 'pinned-arena: run 4 of 4 \(1 worker\(s\), (pool|ring)-pageable, repeat 2\), [0-9]+s elapsed, ~[0-9]+s left' "$TMP/tty"
-  run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pb' 2>&1 >/dev/null"
+  grep -qE 'pinned-arena: run 8 of 8 \(1 worker\(s\), (pool|ring)-(pageable|fill), repeat 2\), [0-9]+s elapsed, ~[0-9]+s left' "$TMP/tty"
+  run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
   assert_output "pinned-arena: raw rows, receipt and summary in '$TMP/pb/'"
 }
 
@@ -176,92 +189,229 @@ arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
   mkdir "$TMP/tmp"
   TMPDIR=$TMP/tmp run pinned-arena --cpu --size 4K --items 4 --repeats 2 --workers 1,2 --out "$TMP/pa" --plot
   assert_status 0
-  run ls "$TMP/pa"
+  run bash -c "ls '$TMP/pa' | grep -v '^warnings.txt$'"
   assert_output "items-per-s.png
 raw.csv
 receipt.txt
+summary.csv
 summary.txt"
   run ls -A "$TMP/tmp"
   assert_output ""
   [ "$(head -c 8 "$TMP/pa/items-per-s.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
 }
 
-@test "pinned-arena --from with the memory columns: page-locked and /dev/shm GiB, gain per GiB, the cost in the verdict" {
-  run pinned-arena --from "$top_srcdir/tests/data/pinned-arena-memory" --out "$TMP/pm"
+# The headline row regex: the items/s cell is checked for its form only
+# (its interval is the log-scale one where bench-summarize has --log-scale).
+cell='[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\]'
+
+@test "pinned-arena --from: the headline names each row's limit and bound, the verdicts in words" {
+  run bash -c "pinned-arena --from '$top_srcdir/tests/data/drivers-pinned-arena' --out '$TMP/pf' 2> /dev/null"
   assert_status 0
-  run sed -n '/^# memory per arm/,$p' "$TMP/pm/summary.txt"
-  [ "${lines[0]}" = "# memory per arm (means): page-locked GiB and /dev/shm GiB beside items/s" ]
-  [ "${lines[1]}" = "workers 1  pool-pageable    110.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm" ]
-  [ "${lines[2]}" = "workers 1  pool-pinned      710.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm" ]
-  [ "${lines[3]}" = "workers 1  ring-pageable    105.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm" ]
-  [ "${lines[4]}" = "workers 1  ring-pinned      505.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm" ]
-  [ "${lines[5]}" = "# items/s gained per pinned GiB against the pageable arm" ]
-  [ "${lines[6]}" = "workers 1  pool    +1200.0 items/s per GiB page-locked" ]
-  [ "${lines[7]}" = "workers 1  ring     +800.0 items/s per GiB page-locked" ]
-  [[ "${lines[10]}" =~ ^workers\ 1:\ pool-pinned/pool-pageable:\ 6\.45x\ the\ items/s\ \[[0-9.]+,\ [0-9.]+\]\ for\ 0\.50\ GiB\ page-locked,\ p\ =\ [0-9.e+-]+,\ n\ =\ 3$ ]]
-  [[ "${lines[11]}" =~ ^workers\ 1:\ ring-pinned/ring-pageable:\ 4\.81x\ the\ items/s\ \[[0-9.]+,\ [0-9.]+\]\ for\ 0\.50\ GiB\ page-locked,\ p\ =\ [0-9.e+-]+,\ n\ =\ 3$ ]]
-  [ "${#lines[@]}" -eq 12 ]
+  cmp <(printf '%s\n' "$output") "$TMP/pf/summary.txt"
+  run sed -n '1,3p;11,16p' "$TMP/pf/summary.txt"
+  assert_output "# pinned-arena: 8MiB fp32 tensor items to Fabricated GPU
+# mean items/s per arm with its 95% CI over fresh-process runs; limit:
+# the smaller of the producers' fill rate alone and the raw copy (--help)
+
+1 producer, pool: pinned arena vs pageable: 2.797x faster [2.738, 2.859] (95% CI, n=3 per arm)
+1 producer, pool: pinned arena vs staged (1 copy thread): 2.210x faster [2.172, 2.249] (95% CI, n=3 per arm)
+4 producers, pool: pinned arena vs pageable: 8.57x faster [8.12, 9.04] (95% CI, n=3 per arm)
+4 producers, pool: pinned arena vs staged (1 copy thread): 2.50x faster [2.33, 2.69] (95% CI, n=3 per arm)
+note: fabricated rows for tests/drivers.bats"
+  run sed -n '4,10p' "$TMP/pf/summary.txt"
+  [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
+  [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +98%\ +2250\ +producer-bound$ ]]
+  [[ "${lines[2]}" =~ ^1\ +pool-staged\ +3\ +$cell\ +44%\ +2250\ +producer-bound$ ]]
+  [[ "${lines[3]}" =~ ^1\ +pool-pageable\ +3\ +$cell\ +92%\ +860\ +copy-bound\ \(raw-pageable\)$ ]]
+  [[ "${lines[4]}" =~ ^4\ +pool-pinned\ +3\ +$cell\ +93%\ +6430\ +copy-bound\ \(raw-pinned\)$ ]]
+  [[ "${lines[5]}" =~ ^4\ +pool-staged\ +3\ +$cell\ +37%\ +6430\ +copy-bound\ \(raw-pinned\)$ ]]
+  [[ "${lines[6]}" =~ ^4\ +pool-pageable\ +3\ +$cell\ +83%\ +840\ +copy-bound\ \(raw-pageable\)$ ]]
+  # summary.csv: the limit, its % and the bound on the checked arms' rows.
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+               $c["limit"] != "" { print $c["workers"], $c["arm"], $c["column"], $c["limit"], $c["pct_of_limit"], $c["bound"] }' "$TMP/pf/summary.csv"
+  assert_output "1 pool-pageable items_per_s 860 91.9 copy-bound (raw-pageable)
+1 pool-pinned items_per_s 2250 98.2 producer-bound
+1 pool-staged items_per_s 2250 44.4 producer-bound
+4 pool-pageable items_per_s 840 83.3 copy-bound (raw-pageable)
+4 pool-pinned items_per_s 6430 93.3 copy-bound (raw-pinned)
+4 pool-staged items_per_s 6430 37.3 copy-bound (raw-pinned)"
 }
 
-@test "pinned-arena --from without the memory columns (older rows): no memory lines, no cost" {
-  cut -d, -f1-23 "$top_srcdir/tests/data/pinned-arena-memory/raw.csv" > "$TMP/raw.csv"
-  mkdir "$TMP/old" && mv "$TMP/raw.csv" "$TMP/old/"
+@test "the verdict in words: faster, slower (inverted), no difference shown, no interval" {
+  run bash -c '. "$1/contrib/driver-lib.sh"
+    drv_says A 5.0577 4.4918 5.6923 10; drv_says B 0.5 0.4 0.6 10
+    drv_says C 1.02 0.95 1.10 5; drv_says D 1.5 "" "" 1; drv_says E 1.4 1.38 1.42 5 "paired blocks"' prog "$top_srcdir"
+  assert_status 0
+  assert_output "A: 5.06x faster [4.49, 5.69] (95% CI, n=10 per arm)
+B: 2.00x slower [1.67, 2.50] (95% CI, n=10 per arm)
+C: no difference shown (1.020x [0.950, 1.100], 95% CI, n=5 per arm)
+D: 1.50x, no 95% CI from these runs (n=1 per arm)
+E: 1.400x faster [1.380, 1.420] (95% CI, n=5 paired blocks)"
+}
+
+@test "pinned-arena --from with the memory columns: page-locked and /dev/shm GiB below the verdicts" {
+  run pinned-arena --from "$top_srcdir/tests/data/pinned-arena-memory" --out "$TMP/pm"
+  assert_status 0
+  run sed -n '10,$p' "$TMP/pm/summary.txt"
+  assert_output "1 producer, pool: pinned arena vs pageable: 6.45x faster [5.62, 7.57] (95% CI, n=3 per arm)
+1 producer, ring: pinned arena vs pageable: 4.81x faster [4.46, 5.21] (95% CI, n=3 per arm)
+note: fabricated rows for tests/drivers.bats
+
+# memory per arm (means): page-locked GiB and /dev/shm GiB beside items/s
+workers 1  pool-pageable    110.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
+workers 1  pool-pinned      710.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
+workers 1  ring-pageable    105.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
+workers 1  ring-pinned      505.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
+
+# every arm and column, with the raw-* and fill-only limits: summary.csv"
+  # Without raw-* and fill-only rows no limit is claimed.
+  run sed -n '5p' "$TMP/pm/summary.txt"
+  [[ "$output" =~ ^1\ +pool-pinned\ +3\ +$cell\ +-\ +-\ +-$ ]]
+}
+
+@test "pinned-arena --from without the memory columns (older rows): no memory lines" {
+  mkdir "$TMP/old"
+  cut -d, -f1-23 "$top_srcdir/tests/data/pinned-arena-memory/raw.csv" > "$TMP/old/raw.csv"
+  cp "$top_srcdir/tests/data/pinned-arena-memory/receipt.txt" "$TMP/old/"
   run pinned-arena --from "$TMP/old"
   assert_status 0
   run grep -c -e 'page-locked' -e '/dev/shm' "$TMP/old/summary.txt"
   assert_output 0
-  run grep -c '^workers 1: pool-pinned/pool-pageable: 6.45x the items/s \[.*\], p = ' "$TMP/old/summary.txt"
+  run grep -c '^1 producer, pool: pinned arena vs pageable: 6.45x faster \[5.62, 7.57\] (95% CI, n=3 per arm)$' "$TMP/old/summary.txt"
   assert_output 1
+}
+
+@test "--from refuses another driver's folder, or one without a receipt: exit 64, nothing written" {
+  mkdir "$TMP/hs" "$TMP/bare"
+  cp "$top_srcdir/tests/data/h2d-sweep-memory/raw.csv" "$top_srcdir/tests/data/h2d-sweep-memory/receipt.txt" "$TMP/hs/"
+  echo 'the summary of h2d-sweep' > "$TMP/hs/summary.txt"
+  cp "$top_srcdir/tests/data/h2d-sweep-memory/raw.csv" "$TMP/bare/"
+  run pinned-arena --from "$TMP/hs"
+  assert_status 64
+  assert_output "pinned-arena: --from: '$TMP/hs' was not made by pinned-arena (its receipt.txt names h2d-sweep)"
+  [ "$(cat "$TMP/hs/summary.txt")" = 'the summary of h2d-sweep' ]
+  run multi-gpu-h2d --from "$TMP/hs" --out "$TMP/elsewhere"
+  assert_status 64
+  assert_output "multi-gpu-h2d: --from: '$TMP/hs' was not made by multi-gpu-h2d (its receipt.txt names h2d-sweep)"
+  [ ! -e "$TMP/elsewhere" ]
+  run transfer-overlap --from "$TMP/bare"
+  assert_status 64
+  assert_output "transfer-overlap: --from: '$TMP/bare' was not made by transfer-overlap (its receipt.txt names no driver)"
+  run ls "$TMP/bare"
+  assert_output raw.csv
 }
 
 @test "--from converts rows of arenabench 0.1.0 from GiB/s to GB/s (multi-gpu-h2d)" {
   run multi-gpu-h2d --from "$top_srcdir/tests/data/multi-gpu-h2d-0.1.0" --out "$TMP/mg"
   assert_status 0
-  run sed -n '/^# together/,$p' "$TMP/mg/summary.txt"
-  assert_output "# together / alone per GPU (ratio of mean GB/s, 95% CI, Welch p)
-GPU 0: together/alone: 0.50x the GB/s, n = 1: too few runs for an interval
-GPU 1: together/alone: 0.50x the GB/s, n = 1: too few runs for an interval
-
-aggregate GB/s, mean over 1 repeat(s): alone (sum of separate runs) 48.32 over 2 GPU(s); together 24.16"
   # 25 GiB/s is 26.8435 GB/s.
-  grep -qE '^alone +0 +gb_per_s +1 +0 +26\.8435 ' "$TMP/mg/summary.txt"
+  run cat "$TMP/mg/summary.txt"
+  assert_output "# multi-gpu-h2d: mean GB/s (1e9 B/s) per GPU, fed alone and with every listed
+# GPU at once, with its 95% CI over fresh-process runs (no limit is
+# measured here: see h2d-sweep for the raw copy beside the pipeline)
+GPU  fed       n  GB/s [95% CI]
+0    alone     1  26.8 (no CI)
+1    alone     1  21.5 (no CI)
+0    together  1  13.4 (no CI)
+1    together  1  10.7 (no CI)
+
+GPU 0: fed with the others vs alone: 0.500x, no 95% CI from these runs (n=1 per arm)
+GPU 1: fed with the others vs alone: 0.500x, no 95% CI from these runs (n=1 per arm)
+aggregate GB/s, mean over 1 repeat(s): alone (sum of separate runs) 48.32 over 2 GPU(s); together 24.16
+
+# every GPU and phase, every statistic: summary.csv"
+  grep -qE '^alone,0,gb_per_s,1,0,26\.8435,' "$TMP/mg/summary.csv"
+  # bench-summarize's notes (no interval at n = 1) went to warnings.txt only.
+  run grep -c '^bench-summarize: ' "$TMP/mg/warnings.txt"
+  [ "$output" -ge 1 ]
 }
 
-@test "pinned-arena stops cleanly on Ctrl-C: exit 130, the rows so far kept, nothing left in /dev/shm" {
-  # Its own process group, as at a terminal, where Ctrl-C signals the group.
-  setsid env --default-signal=INT pinned-arena --cpu --size 1M --items 64 --repeats 50 \
-    --out "$TMP/pa" > /dev/null 2> "$TMP/err" &
-  local pid=$! i
-  for i in $(seq 200); do
-    [ "$(wc -l < "$TMP/pa/raw.csv" 2> /dev/null || echo 0)" -ge 3 ] && break
-    sleep 0.05
-  done
-  kill -INT -- "-$pid"
+# fake_consumer N SIGNAL TARGET: an arena-consume on $TMP/bin that, after
+# its Nth whole run, sends SIGNAL to TARGET ("driver": the pid in $TMP/pid;
+# "group": its own process group, as Ctrl-C at a terminal does).  The
+# driver is copied there too, away from ../src, so that PATH finds it.
+fake_consumer() {
+  mkdir -p "$TMP/bin"
+  cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
+  cat > "$TMP/bin/arena-consume" <<EOF
+#!/bin/bash
+"$(command -v arena-consume)" "\$@" || exit
+n=\$(( \$(cat "$TMP/count" 2> /dev/null || echo 0) + 1 )); echo "\$n" > "$TMP/count"
+[ "\$n" -ne $1 ] && exit 0
+if [ $3 = group ]; then kill -$2 0; else kill -$2 "\$(cat "$TMP/pid")"; fi
+EOF
+  chmod +x "$TMP/bin/arena-consume"
+}
+
+# The driver in a session of its own (so that "group" is the driver's),
+# SIGINT at its default as at a terminal; its pid in $TMP/pid.
+run_driver() {
   local status=0
-  wait "$pid" || status=$?
-  [ "$status" -eq 130 ]
-  run cat "$TMP/err"
-  [[ "${lines[-1]}" =~ ^pinned-arena:\ interrupted\ after\ [0-9]+\ of\ 100\ runs\;\ rows\ so\ far\ are\ in\ \'.*/raw\.csv\'$ ]]
-  local rows
-  rows=$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)
-  [ "$rows" -ge 2 ] && [ "$rows" -lt 100 ]
-  # Every kept row is a whole run report.
-  run awk -F, 'NR == 1 { nf = NF } NR > 1 && NF != nf { bad++ } END { print bad + 0 }' "$TMP/pa/raw.csv"
-  assert_output 0
+  PATH=$TMP/bin:$PATH setsid -w env --default-signal=INT bash -c 'echo $$ > "$0/pid"; exec "$0/bin/$@"' "$TMP" "$@" \
+    > "$TMP/out" 2> "$TMP/err" || status=$?
+  echo "$status"
 }
 
-@test "h2d-sweep --from: GB/s from 0.1.0's GiB/s rows, a verdict per size in numeric order" {
+@test "pinned-arena on SIGTERM: exit 130, the rows so far kept and summarized as interrupted" {
+  # After the second whole run: the driver stops after exactly two runs,
+  # whatever the machine's speed.
+  fake_consumer 2 TERM driver
+  [ "$(run_driver pinned-arena --cpu --size 4K --items 4 --repeats 50 --out "$TMP/pa")" -eq 130 ]
+  run grep -v '^bench-summarize: ' "$TMP/err"
+  assert_output "pinned-arena: interrupted after 2 of 200 runs; rows so far are in '$TMP/pa/raw.csv'"
+  [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq 2 ]
+  run head -n 2 "$TMP/pa/summary.txt"
+  assert_output "INTERRUPTED after 2 of 200 runs: this summary covers those runs only."
+  cmp "$TMP/out" "$TMP/pa/summary.txt"
+  [ -s "$TMP/pa/summary.csv" ]
+}
+
+@test "pinned-arena on Ctrl-C (SIGINT to its process group): exit 130, the whole runs kept and summarized, no arena left" {
+  # Ctrl-C during the second run: that run's consumer dies of it, so the
+  # first run is the one kept.
+  fake_consumer 2 INT group
+  [ "$(run_driver pinned-arena --cpu --size 4K --items 4 --repeats 50 --out "$TMP/pa")" -eq 130 ]
+  run grep -v '^bench-summarize: ' "$TMP/err"
+  assert_output "pinned-arena: interrupted after 1 of 200 runs; rows so far are in '$TMP/pa/raw.csv'"
+  [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq 1 ]
+  run head -n 1 "$TMP/pa/summary.txt"
+  assert_output "INTERRUPTED after 1 of 200 runs: this summary covers those runs only."
+}
+
+@test "h2d-sweep --from: GB/s from 0.1.0's GiB/s rows, limit per row, a verdict per size in numeric order" {
   run h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-0.1.0" --out "$TMP/hs"
   assert_status 0
-  run sed -n '/^# verdict/,$p' "$TMP/hs/summary.txt"
-  [[ "${lines[2]}" =~ ^1MiB:\ pinned/pageable:\ 5\.00x\ the\ GB/s\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 3$ ]]
-  [[ "${lines[3]}" =~ ^8MiB:\ pinned/pageable:\ 6\.08x\ the\ GB/s\ \[[0-9.]+,\ [0-9.]+\],\ p\ =\ [0-9.e+-]+,\ n\ =\ 3$ ]]
-  [ "${#lines[@]}" -eq 4 ]
+  run sed -n '1,4p;10,13p' "$TMP/hs/summary.txt"
+  assert_output "# h2d-sweep: 4 producers, pool, Fabricated GPU
+# mean GB/s (1e9 B/s) per item size and arm with its 95% CI over
+# fresh-process runs; limit: the smaller of the producers' fill rate
+# alone and the raw copy (--help)
+
+1MiB: pinned arena vs pageable: 5.0x faster [3.7, 6.8] (95% CI, n=3 per arm)
+8MiB: pinned arena vs pageable: 6.08x faster [5.44, 6.79] (95% CI, n=3 per arm)
+note: fabricated rows for tests/drivers.bats"
+  run sed -n '6,9p' "$TMP/hs/summary.txt"
+  [[ "${lines[0]}" =~ ^1MiB\ +pool-pinned\ +3\ +$cell\ +27%\ +42.9\ +copy-bound\ \(raw-pinned\)$ ]]
+  [[ "${lines[1]}" =~ ^1MiB\ +pool-pageable\ +3\ +$cell\ +44%\ +5.37\ +copy-bound\ \(raw-pageable\)$ ]]
+  [[ "${lines[2]}" =~ ^8MiB\ +pool-pinned\ +3\ +$cell\ +62%\ +53.7\ +copy-bound\ \(raw-pinned\)$ ]]
+  [[ "${lines[3]}" =~ ^8MiB\ +pool-pageable\ +3\ +$cell\ +85%\ +6.44\ +copy-bound\ \(raw-pageable\)$ ]]
   # 11 GiB/s is 11.8111 GB/s; the raw limits are converted too.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                $c["size_bytes"] == 1048576 && $c["arm"] ~ /^(pool-pinned|raw-pinned)$/ { printf "%s %s %.4f\n", $c["arm"], $c["column"], $c["mean"] }' "$TMP/hs/summary.csv"
   assert_output "pool-pinned gb_per_s 11.8112
 raw-pinned gb_per_s 42.9497"
+}
+
+@test "h2d-sweep and pinned-arena: --min-items and --staging-threads are positive integers" {
+  run h2d-sweep --min-items 0
+  assert_status 64
+  assert_output "h2d-sweep: --min-items: '0' is not a positive integer"
+  run h2d-sweep --staging-threads x
+  assert_status 64
+  assert_output "h2d-sweep: --staging-threads: 'x' is not a positive integer"
+  run pinned-arena --staging-threads 0
+  assert_status 64
+  assert_output "pinned-arena: --staging-threads: '0' is not a positive integer"
 }
 
 @test "h2d-sweep --from with the memory columns: the footprint per arm and item size" {
@@ -279,14 +429,25 @@ pool-pinned       8MiB items     0.125 GiB page-locked     0.125 GiB /dev/shm"
   assert_output 0
 }
 
-@test "transfer-overlap --from: a verdict per case, tensors in numeric order, no interval said so" {
+@test "transfer-overlap --from: a headline and a verdict per case, tensors in numeric order" {
   run transfer-overlap --from "$top_srcdir/tests/data/transfer-overlap" --out "$TMP/to"
   assert_status 0
-  run sed -n '/^# verdict/,$p' "$TMP/to/summary.txt"
-  [ "${lines[2]}" = "direct/1: serialized/concurrent: 1.00x paired speedup (geometric mean), n = 5: no 95% interval from these runs" ]
-  [ "${lines[3]}" = "direct/32: serialized/concurrent: 1.40x paired speedup (geometric mean) [1.38, 1.42], n = 5" ]
-  [ "${lines[4]}" = "direct/256: serialized/concurrent: 1.51x paired speedup (geometric mean) [1.50, 1.52], n = 5" ]
-  [ "${#lines[@]}" -eq 5 ]
+  run cat "$TMP/to/summary.txt"
+  assert_output "# transfer-overlap: paired speedup of running the copy beside the compute
+# (serialized/concurrent per block): geometric mean with its 95% CI
+# on the log scale; overlap efficiency and transfer GB/s: medians
+method/tensors  n  speedup [95% CI]      overlap efficiency  transfer GB/s
+direct/1        5  1.00 (no CI)          0                   50.0
+direct/32       5  1.400 [1.376, 1.425]  1.60                50.0
+direct/256      5  1.512 [1.500, 1.524]  2.10                50.0
+
+direct/1: copy beside the compute vs after it: 1.00x, no 95% CI from these runs (n=5 paired blocks)
+direct/32: copy beside the compute vs after it: 1.400x faster [1.376, 1.425] (95% CI, n=5 paired blocks)
+direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (95% CI, n=5 paired blocks)
+
+# medians of every column per case, with their CIs: summary.csv"
+  run grep -c '^bench-summarize: no interval: all values equal' "$TMP/to/warnings.txt"
+  assert_output 2
 }
 
 @test "the GPU drivers without a GPU: exit 69 with a clear message, nothing written to stdout" {
@@ -312,7 +473,8 @@ pool-pinned       8MiB items     0.125 GiB page-locked     0.125 GiB /dev/shm"
   64   a bad option or value, or --out exists without --force
   69   no CUDA GPU here (or a build without CUDA) where one is needed
   70   a run failed (its status is on stderr); the others are summarized
-  130  interrupted; the rows so far are in DIR/raw.csv"
+  130  interrupted; the rows so far are in DIR/raw.csv, their summary in
+       DIR/summary.txt"
     run "$d" --version
     assert_status 0
     assert_output "$d (arenabench) $(arena-produce --version | sed -n '1s/.* //p')"
@@ -328,6 +490,123 @@ pool-pinned       8MiB items     0.125 GiB page-locked     0.125 GiB /dev/shm"
     assert_status 0
   done < <(awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0 } ex && /^\$ / { sub(/^\$ /, ""); gsub(/\\-/, "-"); print }' "$top_srcdir/man/pinned-arena.1")
   [ "$n" -eq 1 ]
-  # Two arms, two repeats, a memcpy reference per repeat.
-  [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq 6 ]
+  # Four arms (two fill-only), two repeats, a memcpy reference per repeat.
+  [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq 10 ]
+}
+
+@test "every contrib tool answers --help and --version: exit 0, at most 80 columns" {
+  local t
+  for t in pinned-arena h2d-sweep transfer-overlap multi-gpu-h2d h200-session arena-speed fault-soak \
+           h2d-tune results-tables bench-summarize-speed bench-summarize-coverage; do
+    run "$top_srcdir/contrib/$t" --help
+    assert_status 0
+    [ "${#lines[@]}" -ge 3 ]
+    run awk -v t="$t" 'length > 80 { print t ": " $0 }' <<< "$output"
+    assert_output ""
+    run "$top_srcdir/contrib/$t" --version
+    assert_status 0
+    assert_output "$t (arenabench) $(arena-produce --version | sed -n '1s/.* //p')"
+  done
+}
+
+# With a stand-in h2d-check (tests/data/drivers-fake-h2d-check: arena-consume
+# underneath, the GPU consumer's arms, --calibrate's raw-* rows and --staged
+# imitated), the GPU arms' plumbing runs here.  The drivers are copied away
+# from ../src so that PATH finds the stand-in.
+fake_gpu() {
+  mkdir -p "$TMP/bin"
+  cp "$top_srcdir/tests/data/drivers-fake-h2d-check" "$TMP/bin/h2d-check"
+  cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/h2d-sweep" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
+}
+
+@test "pinned-arena's GPU arms (stand-in h2d-check): pinned, pageable, staged, fill-only, raw-* rows once a repeat" {
+  fake_gpu
+  PATH=$TMP/bin:$PATH run bash -c "pinned-arena --size 4K --items 4 --repeats 2 --staging-threads 3 --out '$TMP/pa' 2> /dev/null"
+  assert_status 0
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+               { print $c["repeat"], $c["arm"], $c["pinned"], $c["staging_threads"] }' "$TMP/pa/raw.csv"
+  assert_output "1 pool-pageable 0 
+1 raw-pinned 0 
+1 raw-pageable 0 
+1 pool-pinned 1 
+1 pool-staged 0 3
+1 pool-fill 1 
+1 ring-pageable 0 
+1 ring-pinned 1 
+1 ring-staged 0 3
+1 ring-fill 1 
+2 pool-pinned 1 
+2 raw-pinned 1 
+2 raw-pageable 1 
+2 pool-staged 0 3
+2 pool-fill 1 
+2 ring-pageable 0 
+2 ring-pinned 1 
+2 ring-staged 0 3
+2 ring-fill 1 
+2 pool-pageable 0 "
+  grep -qx 'arms: pool-pageable pool-pinned pool-staged pool-fill ring-pageable ring-pinned ring-staged ring-fill' "$TMP/pa/receipt.txt"
+  run grep -c '^1 producer, \(pool\|ring\): pinned arena vs \(pageable\|staged (3 copy threads)\): ' "$TMP/pa/summary.txt"
+  assert_output 4
+  run grep -cE '^1 +(pool|ring)-(pinned|staged|pageable) +2 ' "$TMP/pa/summary.txt"
+  assert_output 6
+}
+
+@test "pinned-arena and h2d-sweep without h2d-check --staged: the staged arm skipped with a note" {
+  fake_gpu
+  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  assert_output "pinned-arena: note: no staged arm: this h2d-check has no --staged
+pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
+  grep -qx 'note: no staged arm: this h2d-check has no --staged' "$TMP/pa/receipt.txt"
+  grep -qx 'note: no staged arm: this h2d-check has no --staged' "$TMP/pa/summary.txt"
+  run grep -c staged, "$TMP/pa/raw.csv"
+  assert_output 0
+  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "h2d-sweep --sizes 4K --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --out '$TMP/hs' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  assert_output "h2d-sweep: note: no staged arm: this h2d-check has no --staged
+h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
+  grep -qx 'arms: pinned pageable fill' "$TMP/hs/receipt.txt"
+}
+
+@test "h2d-sweep's arms (stand-in h2d-check): at least --min-items per worker and run, the staged arm's threads" {
+  fake_gpu
+  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 4K,16K --bytes-per-run 64K --min-items 3 --repeats 1 --workers 2 --staging-threads 2 --out '$TMP/hs' 2> /dev/null"
+  assert_status 0
+  # 4K: 64K / 4K / 2 workers = 8 per worker; 16K: 2, raised to 3.
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+               { print $c["size_bytes"], $c["arm"], $c["items"], $c["staging_threads"] }' "$TMP/hs/raw.csv"
+  assert_output "4096 pool-pinned 16 
+4096 raw-pinned 16 
+4096 raw-pageable 16 
+4096 pool-pageable 16 
+4096 pool-staged 16 2
+4096 pool-fill 16 
+16384 pool-pinned 6 
+16384 raw-pinned 6 
+16384 raw-pageable 6 
+16384 pool-pageable 6 
+16384 pool-staged 6 2
+16384 pool-fill 6 "
+  run grep -c '^\(4\|16\)KiB: pinned arena vs \(pageable\|staged\): ' "$TMP/hs/summary.txt"
+  assert_output 4
+}
+
+@test "h200-session: the commands of a session, a folder that exists refused, no GPU 69" {
+  run h200-session --dry-run --machine h200 --out "$TMP/s" --skip arena-speed,nvbandwidth
+  assert_status 0
+  assert_output "$top_srcdir/contrib/pinned-arena --workers 1,4,8 --repeats 5 --out $TMP/s/pinned-arena
+$top_srcdir/contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
+$top_srcdir/contrib/transfer-overlap --out $TMP/s/transfer-overlap 
+$top_srcdir/contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
+  run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,multi-gpu-h2d,nvbandwidth
+  assert_output "$top_srcdir/contrib/transfer-overlap --out $TMP/s/transfer-overlap -- --runs 10
+env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $top_srcdir/contrib/arena-speed $TMP/s/arena-speed"
+  mkdir "$TMP/s"
+  run h200-session --machine h200 --out "$TMP/s"
+  assert_status 64
+  assert_output "h200-session: --out: '$TMP/s' exists; a session goes into a new folder"
+  gpu_here && skip "this machine has a GPU"
+  run h200-session --machine h200 --out "$TMP/t"
+  assert_status 69
+  assert_output "h200-session: h2d-check has no CUDA GPU here (or was built without CUDA)"
+  [ ! -e "$TMP/t" ]
 }
