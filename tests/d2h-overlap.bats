@@ -1,15 +1,7 @@
 #!/usr/bin/env bats
 # d2h-overlap: options, errors, the no-GPU path, and (on a GPU) real runs.
 
-load test-helper
-
-setup() {
-  common_setup
-}
-
-teardown() {
-  common_teardown
-}
+load test-helper   # its setup and teardown: a fresh $TMP, no arena left
 
 HEADER='trial,schedule_order,method,total_bytes,num_tensors,compute_only_ms,transfer_only_ms,serialized_ms,concurrent_ms,speedup,hidden_ms,overlap_efficiency,cpu_launch_skew_ms,transfer_gbps,raw_pinned_gbps,compute_iterations,matrix_size,compute_target_ms,seed,gpu,compute_capability,driver,cuda,cuda_driver,pcie,cpu,arenabench'
 

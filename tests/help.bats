@@ -5,15 +5,7 @@
 # 80 columns, every contrib tool answers --help and --version, and mandoc
 # finds no warning in the man pages.
 
-load test-helper
-
-setup() {
-  common_setup
-}
-
-teardown() {
-  common_teardown
-}
+load test-helper   # its setup and teardown: a fresh $TMP, no arena left
 
 # The long options of C command $1: the names in its long_options[] table,
 # with the table macros (OPTIONS_COMMON_LONG, CONSUMER_LONG_OPTIONS, ...)
