@@ -82,14 +82,24 @@ can_lock() {
   [ "$limit" = unlimited ] || [ "$(id -u)" -eq 0 ] || [ $((limit * 1024)) -ge "$1" ]
 }
 
+# configure found CUDA (the GPU commands are built with it).
+cuda_build() {
+  [ "${ARENABENCH_HAVE_CUDA:-no}" = yes ]
+}
+
+# nvidia-smi lists a GPU on this machine.
+gpu_listed() {
+  command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L 2> /dev/null | grep -q '^GPU'
+}
+
 # GPU tests skip visibly unless this is a CUDA build on a machine with a GPU.
+require_cuda_build() {
+  cuda_build || skip "built without CUDA"
+}
+
 require_gpu() {
-  if [ "${ARENABENCH_HAVE_CUDA:-no}" != yes ]; then
-    skip "built without CUDA"
-  fi
-  if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    skip "no NVIDIA GPU on this machine"
-  fi
+  require_cuda_build
+  gpu_listed || skip "no NVIDIA GPU on this machine"
 }
 
 # Compare $output with an expected text, showing both on failure.
@@ -126,6 +136,15 @@ WRAP
     *) PATH=$ARENABENCH_VALGRIND_DIR:$PATH; export PATH ;;
   esac
 fi
+
+# configure --enable-valgrind: what valgrind changes skips there, visibly:
+# it keeps descriptors of its own (closed 0-2 and low RLIMIT_NOFILE
+# misbehave), maps no more than its address space (a 1 TiB arena fails
+# with EINVAL), computes long double in 64 bits (last digits differ), and
+# runs everything far slower (short --timeout races).
+valgrind_build() {
+  [ -n "${VALGRIND:-}" ]
+}
 
 # AddressSanitizer builds intercept mlock (it locks nothing and succeeds)
 # and take SIGBUS for themselves: tests of those skip there, visibly.
