@@ -84,8 +84,10 @@ serialized and concurrent cases in a random order; one CSV row per block\n\
 and method goes to standard output.\n\
 \n\
       --device N              GPU to use (default: $LOCAL_RANK, else 0)\n\
-      --total-mib LIST        payload sizes in MiB, comma-separated (default: 64)\n\
-      --num-tensors LIST      tensors each payload is split into (default: 1,32,256)\n\
+      --total-mib LIST        payload sizes in MiB, comma-separated\n\
+                                (default: 64)\n\
+      --num-tensors LIST      tensors each payload is split into\n\
+                                (default: 1,32,256)\n\
       --matrix-size N         SGEMM order, a multiple of 64 (default: 2048)\n\
       --compute-ms MS         calibrate the SGEMM repetitions to about MS\n\
                                 milliseconds (default: 8)\n\

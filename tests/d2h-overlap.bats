@@ -1,15 +1,7 @@
 #!/usr/bin/env bats
 # d2h-overlap: options, errors, the no-GPU path, and (on a GPU) real runs.
 
-load test-helper
-
-setup() {
-  common_setup
-}
-
-teardown() {
-  common_teardown
-}
+load test-helper   # its setup and teardown: a fresh $TMP, no arena left
 
 HEADER='trial,schedule_order,method,total_bytes,num_tensors,compute_only_ms,transfer_only_ms,serialized_ms,concurrent_ms,speedup,hidden_ms,overlap_efficiency,cpu_launch_skew_ms,transfer_gbps,raw_pinned_gbps,compute_iterations,matrix_size,compute_target_ms,seed,gpu,compute_capability,driver,cuda,cuda_driver,pcie,cpu,arenabench'
 
@@ -98,30 +90,22 @@ Try 'd2h-overlap --help' for more information."
 }
 
 @test "d2h-overlap without a CUDA build exits 69: built without CUDA support" {
-  if [ "${ARENABENCH_HAVE_CUDA:-no}" = yes ]; then
-    skip "this is a CUDA build"
-  fi
+  ! cuda_build || skip "this is a CUDA build"
   run d2h-overlap --runs 1
   assert_status 69
   assert_output "d2h-overlap: built without CUDA support"
 }
 
 @test "d2h-overlap on a machine without a GPU exits 69: no CUDA device available" {
-  if [ "${ARENABENCH_HAVE_CUDA:-no}" != yes ]; then
-    skip "built without CUDA"
-  fi
-  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    skip "this machine has a GPU (the hidden-GPU test covers it)"
-  fi
+  require_cuda_build
+  ! gpu_listed || skip "this machine has a GPU (the hidden-GPU test covers it)"
   run d2h-overlap --runs 1
   assert_status 69
   assert_output "d2h-overlap: no CUDA device available"
 }
 
 @test "d2h-overlap with every GPU hidden exits 69 and prints nothing on stdout" {
-  if [ "${ARENABENCH_HAVE_CUDA:-no}" != yes ]; then
-    skip "built without CUDA"
-  fi
+  require_cuda_build
   run env CUDA_VISIBLE_DEVICES=-1 d2h-overlap --runs 1
   assert_status 69
   assert_output "d2h-overlap: no CUDA device available"

@@ -1,16 +1,7 @@
 #!/usr/bin/env bats
 # arena-produce's pacing and placement: --fill-rate, --fill-chunk, --cpu-list.
 
-load test-helper
-
-setup() {
-  common_setup
-}
-
-teardown() {
-  assert_no_arena_left
-  common_teardown
-}
+load test-helper   # its setup and teardown: a fresh $TMP, no arena left
 
 # Handle rows of ARGS, without the columns that differ per run (arena, gen_ns).
 rows_of() {
@@ -79,11 +70,17 @@ rows_of() {
 }
 
 @test "--cpu-list refuses malformed lists and CPUs the process may not use" {
-  for list in a 0, 3-1 1-x; do
+  local list why
+  while IFS='|' read -r list why; do
     run arena-produce --cpu-list "$list"
     assert_status 64
-    case $output in *"not a CPU list such as 0-3,8"|*"not a CPU range this system can have") ;; *) false ;; esac
-  done
+    assert_output "arena-produce: --cpu-list: '$list': $why"
+  done <<'EOF'
+a|not a CPU list such as 0-3,8
+0,|not a CPU list such as 0-3,8
+1-x|not a CPU list such as 0-3,8
+3-1|not a CPU range this system can have
+EOF
   run arena-produce --cpu-list 99999
   assert_status 64
   assert_output "arena-produce: --cpu-list: '99999': not a CPU range this system can have"

@@ -1,17 +1,11 @@
 #!/usr/bin/env bats
 # Help that cannot drift: every long option a command accepts (its
 # getopt_long table in src/, or a driver's getopt(1) list in contrib/)
-# appears in its --help and in its man page.
+# appears in its --help and in its man page; every command's --help fits in
+# 80 columns, every contrib tool answers --help and --version, and mandoc
+# finds no warning in the man pages.
 
-load test-helper
-
-setup() {
-  common_setup
-}
-
-teardown() {
-  common_teardown
-}
+load test-helper   # its setup and teardown: a fresh $TMP, no arena left
 
 # The long options of C command $1: the names in its long_options[] table,
 # with the table macros (OPTIONS_COMMON_LONG, CONSUMER_LONG_OPTIONS, ...)
@@ -79,4 +73,70 @@ check() {
     check "$prog" $(driver_options "$prog") || failed=1
   done
   return "$failed"
+}
+
+# The commands: bin_PROGRAMS in Makefile.am, then every executable in
+# contrib/ (drivers and tools alike), one name a line.
+c_commands() {
+  sed -n '/^bin_PROGRAMS *=/,/^$/p' "$top_srcdir/Makefile.am" | grep -o 'src/[a-z0-9-]*' | sed 's|^src/||'
+}
+contrib_tools() {
+  local f
+  for f in "$top_srcdir"/contrib/*; do
+    [ -f "$f" ] && [ -x "$f" ] && basename "$f"
+  done
+}
+
+@test "the command lists are found (bin_PROGRAMS, contrib/)" {
+  run c_commands
+  assert_output "$(printf '%s\n' arena-produce arena-consume h2d-check d2h-overlap bench-summarize)"
+  run contrib_tools
+  [ "${#lines[@]}" -ge 10 ] || { echo "only ${#lines[@]} executables in contrib/: $output" >&2; return 1; }
+  grep -qx pinned-arena <<< "$output"
+}
+
+# Run from an empty directory, so that a tool that took --help for an
+# argument creates nothing in the tree; timeout only stops a hang.
+@test "no line of any command's --help is wider than 80 columns" {
+  local prog line n bad= LC_ALL=C.UTF-8
+  cd "$TMP"
+  for prog in $(c_commands) $(contrib_tools); do
+    n=0
+    while IFS= read -r line; do
+      n=$((n + 1))
+      [ "${#line}" -le 80 ] || bad+=$'\n'"  $prog --help line $n, ${#line} columns: $line"
+    done < <(timeout 120 "$prog" --help 2>&1 | expand)
+  done
+  if [ -n "$bad" ]; then
+    echo "help wider than 80 columns:$bad" >&2
+    return 1
+  fi
+}
+
+@test "every contrib tool answers --help and --version with exit 0" {
+  local prog bad=
+  cd "$TMP"
+  for prog in $(contrib_tools); do
+    run timeout 120 "$prog" --help
+    if [ "$status" -ne 0 ] || [[ "${lines[0]:-}" != "Usage: $prog "* ]]; then
+      bad+=$'\n'"  $prog --help: exit $status, first line '${lines[0]:-}'"
+    fi
+    run timeout 120 "$prog" --version
+    if [ "$status" -ne 0 ] || [ "${lines[0]:-}" != "$prog (arenabench) $ARENABENCH_VERSION" ]; then
+      bad+=$'\n'"  $prog --version: exit $status, first line '${lines[0]:-}'"
+    fi
+  done
+  if [ -n "$bad" ]; then
+    echo "contrib tools that do not answer --help/--version:$bad" >&2
+    return 1
+  fi
+}
+
+# Warnings (not style notes): mandoc is what the distributions' man(1)
+# checks use; without it the test says so.
+@test "mandoc -Tlint finds no warning in any man page" {
+  command -v mandoc > /dev/null || skip "mandoc not installed (apt-get install mandoc)"
+  run mandoc -Tlint -W warning "$top_srcdir"/man/*.1 "$top_srcdir"/man/*.7
+  assert_output ""
+  assert_status 0
 }

@@ -14,6 +14,50 @@ common_teardown() {
   rm -rf "$TMP"
 }
 
+# The usual fixture of a .bats file: a fresh $TMP per test, and no arena of
+# ours left behind after it.  A file that needs more defines its own setup
+# or teardown after `load test-helper`, calling common_setup and
+# arena_teardown.
+setup() {
+  common_setup
+}
+
+teardown() {
+  arena_teardown
+}
+
+# $TMP goes even when an arena was left (the test fails all the same).
+arena_teardown() {
+  local left=0
+  assert_no_arena_left || left=1
+  common_teardown
+  return "$left"
+}
+
+# wait_rows FILE N: until FILE has N lines, a background writer's output
+# (at most 30 s: on a loaded machine only a failing test waits that long).
+wait_rows() {
+  local i
+  for i in $(seq 600); do
+    [ "$(wc -l < "$1" 2> /dev/null || echo 0)" -lt "$2" ] || return 0
+    sleep 0.05
+  done
+  echo "no $2 lines in $1 after 30 s" >&2
+  return 1
+}
+
+# produce_in_background ROWS ARGS...: arena-produce ARGS in the background
+# (bats' descriptor 3 closed, so that bats need not wait for it), its
+# handle rows in $TMP/rows.csv and its errors in $TMP/rows.err; sets
+# PRODUCER and returns once the header and ROWS rows are there.
+produce_in_background() {
+  local rows=$1
+  shift
+  arena-produce "$@" > "$TMP/rows.csv" 2> "$TMP/rows.err" 3>&- &
+  PRODUCER=$!
+  wait_rows "$TMP/rows.csv" $((rows + 1)) || { cat "$TMP/rows.err" >&2; return 1; }
+}
+
 assert_no_arena_left() {
   local name pid left=
   for name in $(ls /dev/shm 2> /dev/null | grep '^arenabench\.'); do
@@ -38,14 +82,24 @@ can_lock() {
   [ "$limit" = unlimited ] || [ "$(id -u)" -eq 0 ] || [ $((limit * 1024)) -ge "$1" ]
 }
 
+# configure found CUDA (the GPU commands are built with it).
+cuda_build() {
+  [ "${ARENABENCH_HAVE_CUDA:-no}" = yes ]
+}
+
+# nvidia-smi lists a GPU on this machine.
+gpu_listed() {
+  command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L 2> /dev/null | grep -q '^GPU'
+}
+
 # GPU tests skip visibly unless this is a CUDA build on a machine with a GPU.
+require_cuda_build() {
+  cuda_build || skip "built without CUDA"
+}
+
 require_gpu() {
-  if [ "${ARENABENCH_HAVE_CUDA:-no}" != yes ]; then
-    skip "built without CUDA"
-  fi
-  if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    skip "no NVIDIA GPU on this machine"
-  fi
+  require_cuda_build
+  gpu_listed || skip "no NVIDIA GPU on this machine"
 }
 
 # Compare $output with an expected text, showing both on failure.
@@ -82,6 +136,15 @@ WRAP
     *) PATH=$ARENABENCH_VALGRIND_DIR:$PATH; export PATH ;;
   esac
 fi
+
+# configure --enable-valgrind: what valgrind changes skips there, visibly:
+# it keeps descriptors of its own (closed 0-2 and low RLIMIT_NOFILE
+# misbehave), maps no more than its address space (a 1 TiB arena fails
+# with EINVAL), computes long double in 64 bits (last digits differ), and
+# runs everything far slower (short --timeout races).
+valgrind_build() {
+  [ -n "${VALGRIND:-}" ]
+}
 
 # AddressSanitizer builds intercept mlock (it locks nothing and succeeds)
 # and take SIGBUS for themselves: tests of those skip there, visibly.
