@@ -52,7 +52,7 @@ usage (void)
 Start producer processes that write deterministic payloads into POSIX\n\
 shared-memory arenas and print one CSV handle row per item on stdout.\n\
 \n\
-  --backend pool|ring   arena kind: fixed slots, or a FIFO byte ring (default pool)\n\
+  --backend pool|ring   fixed slots, or a FIFO byte ring (default pool)\n\
   --size SIZE           bytes per item, e.g. 4096, 64K, 8MiB (default 8MiB)\n\
   --items N             items per worker per epoch (default 64)\n\
   --epochs E            epochs (default 1); a consumer can skip warm-up epochs\n\
@@ -67,7 +67,7 @@ shared-memory arenas and print one CSV handle row per item on stdout.\n\
                         1 MiB and more)\n\
   --fill-rate RATE      bytes per second each worker writes at most, e.g. 2GB\n\
                         (default 0: no limit)\n\
-  --fill-chunk SIZE     bytes written between two looks at the rate (default 256K)\n\
+  --fill-chunk SIZE     bytes written between looks at the rate (default 256K)\n\
   --cpu-list LIST       bind worker W to the W-th CPU of LIST, e.g. 0-3,8\n\
   --sweep               remove arenas whose producers were killed, then exit\n\
 ", stdout);

@@ -40,7 +40,7 @@ Try 'results-tables --help' for more information."
   cp "$top_srcdir/tests/data/results-session/pinned-arena/receipt.txt" "$TMP/s/pinned-arena/"
   run sh -c '"$0" "$1" 2>/dev/null | grep "^_\|^1 \|vs"' "$top_srcdir/contrib/results-tables" "$TMP/s"
   assert_status 0
-  [ "$output" = "1          pool-pageable  3  120 [70, 170]     -           -      -
+  [ "$output" = "1          pool-pageable  3  120 [79, 182]     -           -      -
 _h2d-sweep/raw.csv: not in this folder, section skipped._
 _nvbandwidth/nvbandwidth.txt or calibrate.csv: not in this folder, section skipped._
 _transfer-overlap/raw.csv: not in this folder, section skipped._
@@ -88,8 +88,8 @@ pinned-arena:
     # mean items/s per arm with its 95% CI over fresh-process runs; limit:
     # the smaller of the producers' fill rate alone and the raw copy (--help)
     producers  arm            n  items/s [95% CI]  % of limit  limit  bound by
-    1          pool-pinned    3  320 [270, 370]    32%         1000   copy-bound (raw-pinned)
-    1          pool-pageable  3  120 [70, 170]     -           -      -
+    1          pool-pinned    3  320 [274, 374]    32%         1000   copy-bound (raw-pinned)
+    1          pool-pageable  3  120 [79, 182]     -           -      -
 
     1 producer, pool: pinned arena vs pageable: 2.67x faster [2.06, 3.69] (95% CI, n=3 per arm)
 
