@@ -36,17 +36,6 @@ background() {
   LAST=$!
 }
 
-# wait_rows FILE N: until FILE has N lines (at most 5 s).
-wait_rows() {
-  local i
-  for i in $(seq 100); do
-    [ "$(wc -l < "$1")" -lt "$2" ] || return 0
-    sleep 0.05
-  done
-  echo "no $2 lines in $1 after 5 s" >&2
-  return 1
-}
-
 # finish PID LIMIT_S: wait for PID at most LIMIT_S seconds; $status gets
 # its exit status (KILLed and 999 when it overran).
 finish() {
