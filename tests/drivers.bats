@@ -591,15 +591,19 @@ h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
 }
 
 @test "h200-session: the commands of a session, a folder that exists refused, no GPU 69" {
+  # The session names its folder as 'cd && pwd' does; top_srcdir may be
+  # '.../_build/sub/../..' (make distcheck).
+  local contrib
+  contrib=$(cd "$top_srcdir/contrib" && pwd)
   run h200-session --dry-run --machine h200 --out "$TMP/s" --skip arena-speed,nvbandwidth
   assert_status 0
-  assert_output "$top_srcdir/contrib/pinned-arena --workers 1,4,8 --repeats 5 --out $TMP/s/pinned-arena
-$top_srcdir/contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
-$top_srcdir/contrib/transfer-overlap --out $TMP/s/transfer-overlap 
-$top_srcdir/contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
+  assert_output "$contrib/pinned-arena --workers 1,4,8 --repeats 5 --out $TMP/s/pinned-arena
+$contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
+$contrib/transfer-overlap --out $TMP/s/transfer-overlap 
+$contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,multi-gpu-h2d,nvbandwidth
-  assert_output "$top_srcdir/contrib/transfer-overlap --out $TMP/s/transfer-overlap -- --runs 10
-env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $top_srcdir/contrib/arena-speed $TMP/s/arena-speed"
+  assert_output "$contrib/transfer-overlap --out $TMP/s/transfer-overlap -- --runs 10
+env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TMP/s/arena-speed"
   mkdir "$TMP/s"
   run h200-session --machine h200 --out "$TMP/s"
   assert_status 64
