@@ -153,6 +153,9 @@ struct arena
   /* Called once when nobody attached to the arena ATTACH_NOTICE_NS after
      its first item, while the producer waits (a buffering filter).  */
   void (*attach_notice) (const struct arena *arena, uint64_t waited_ns);
+  /* Called before every wait for space: a producer that holds rows back
+     sends them here, or the consumer could never free the space.  */
+  void (*before_wait) (struct arena *arena);
   struct arena *next_mapped;     /* list of mappings, for the bus-error handler */
 };
 

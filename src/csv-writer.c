@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <limits.h>
 #include <unistd.h>
 
 static void
@@ -175,4 +176,36 @@ csv_line_write (struct csv_line *line, int fd)
   int err = write_fully (fd, line->text, line->used);
   csv_line_reset (line);
   return err;
+}
+
+int
+csv_batch_flush (struct csv_line *batch, int fd)
+{
+  if (!batch->used)
+    return 0;
+  int err = write_fully (fd, batch->text, batch->used);
+  csv_line_reset (batch);
+  return err;
+}
+
+int
+csv_line_batch (struct csv_line *line, struct csv_line *batch, int fd)
+{
+  /* Only whole lines within PIPE_BUF go out in one atomic write(2); a
+     line that does not fit beside what BATCH holds sends BATCH first.  */
+  if (batch->used && batch->used + line->used + 1 > PIPE_BUF)
+    {
+      int err = csv_batch_flush (batch, fd);
+      if (err)
+        {
+          csv_line_reset (line);
+          return err;
+        }
+    }
+  reserve (batch, line->used + 1);
+  memcpy (batch->text + batch->used, line->text, line->used);
+  batch->used += line->used;
+  batch->text[batch->used++] = '\n';
+  csv_line_reset (line);
+  return 0;
 }

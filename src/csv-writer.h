@@ -34,6 +34,15 @@ void csv_line_put (struct csv_line *line, FILE *stream);
    several processes on one pipe never interleave (lines < PIPE_BUF).
    Returns 0, or an errno value (EPIPE when the reader left).  */
 int csv_line_write (struct csv_line *line, int fd);
+/* Terminate LINE with '\n' and move it into BATCH, a buffer of whole
+   lines written together: fewer system calls for the writer and its
+   reader when lines are many and small.  A batch stays within PIPE_BUF
+   bytes (its write stays atomic beside other processes' lines); a line
+   that does not fit writes the batch to FD first.  Returns 0 or an errno
+   value, as csv_line_write.  */
+int csv_line_batch (struct csv_line *line, struct csv_line *batch, int fd);
+/* Write the lines BATCH holds to FD with one write(2) and empty it.  */
+int csv_batch_flush (struct csv_line *batch, int fd);
 
 /* One column of a receipt: its name, and how to write its field of ROW
    (a struct the table's user defines).  A receipt's header and every row
