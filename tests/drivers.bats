@@ -614,3 +614,29 @@ env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TM
   assert_output "h200-session: h2d-check has no CUDA GPU here (or was built without CUDA)"
   [ ! -e "$TMP/t" ]
 }
+
+@test "h2d-sweep --slots: auto gives each size 8 MiB of slots (at least 4); a number holds for every size" {
+  fake_gpu
+  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 64K,3M,16M --bytes-per-run 1M --min-items 1 --repeats 1 --workers 1 --out '$TMP/auto' 2> /dev/null"
+  assert_status 0
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+               $c["arm"] == "pool-pinned" { print $c["size_bytes"], $c["slots"] }' "$TMP/auto/raw.csv"
+  assert_output "65536 128
+3145728 4
+16777216 4"
+  grep -qx 'config: .* slots=auto .*' "$TMP/auto/receipt.txt"
+  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 64K --bytes-per-run 64K --min-items 1 --repeats 1 --workers 1 --slots 5 --out '$TMP/five' 2> /dev/null"
+  assert_status 0
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["slots"] }' "$TMP/five/raw.csv"
+  assert_output "5
+5
+5
+5
+5
+5"
+  for bad in 0 x -3 auto2; do
+    run h2d-sweep --slots "$bad"
+    assert_status 64
+    assert_output "h2d-sweep: --slots: '$bad' is not a positive integer or auto"
+  done
+}
