@@ -134,8 +134,14 @@ arena_publish (struct arena *arena, const struct arena_handle *handle,
 enum arena_status
 arena_finish (struct arena *arena, uint64_t timeout_ns, int stdout_fd)
 {
+  atomic_fetch_or (&arena->header->state, ARENA_PRODUCER_DONE);
+  return arena_drain (arena, timeout_ns, stdout_fd);
+}
+
+enum arena_status
+arena_drain (struct arena *arena, uint64_t timeout_ns, int stdout_fd)
+{
   struct arena_header *h = arena->header;
-  atomic_fetch_or (&h->state, ARENA_PRODUCER_DONE);
   uint64_t deadline = clock_now_ns () + timeout_ns;
   for (;;)
     {

@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "csv-writer.h"
 #include "die.h"
+#include "epoch-barrier.h"
 #include "fill-pace.h"
 #include "handle-row.h"
 #include "machine.h"
@@ -98,6 +99,7 @@ static struct arena *arenas;
 static pid_t *worker_pids;
 static uint32_t worker_count;
 static int my_worker = -1;          /* in a worker: its index */
+static struct epoch_barrier *epoch_barrier;   /* shared by the workers */
 
 static void
 unlink_all (void)
@@ -215,6 +217,20 @@ write_row (uint32_t worker, struct csv_line *line, uint64_t fill_ns)
     send_held_rows (worker);
 }
 
+/* At the end of EPOCH: every item released, then every worker there
+   (epoch-barrier.h says why).  */
+static void
+end_epoch (uint32_t worker, uint32_t epoch, const struct produce_config *cfg)
+{
+  send_held_rows (worker);
+  enum arena_status st = arena_drain (&arenas[worker], cfg->timeout_ns, STDOUT_FILENO);
+  if (st != ARENA_OK)
+    worker_failed (worker, st, cfg, "waiting for the consumer to release the epoch's items");
+  if (!epoch_barrier_wait (epoch_barrier, epoch, clock_now_ns () + cfg->timeout_ns))
+    die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": the other workers did not finish epoch %" PRIu32
+         " within %g s (--timeout)", worker, epoch, cfg->timeout_s);
+}
+
 static void
 run_worker (uint32_t worker, const struct produce_config *cfg)
 {
@@ -238,24 +254,28 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
   arena_fault_catch (&truncated);
 
   for (uint32_t epoch = 0; epoch < cfg->run.epochs; epoch++)
-    for (uint64_t index = 0; index < cfg->run.items; index++)
-      {
-        row.epoch = epoch;
-        row.sequence = ((uint64_t) epoch * cfg->run.workers + worker) * cfg->run.items + index;
-        enum arena_status st = arena_reserve (arena, row.layout.bytes, cfg->timeout_ns,
-                                              STDOUT_FILENO, &row.handle);
-        if (st != ARENA_OK)
-          worker_failed (worker, st, cfg, "waiting for space");
-        uint64_t start = clock_now_ns ();
-        fill_pace_fill (&pace, &row.layout, row.sequence, arena->base + row.handle.offset,
-                        cfg->store);
-        row.gen_ns = clock_now_ns () - start;
-        struct arena_item item = { .sequence = row.sequence, .epoch = epoch };
-        arena_publish (arena, &row.handle, &item,
-                       epoch + 1 == cfg->run.epochs && index + 1 == cfg->run.items);
-        handle_row_format (&line, &row);
-        write_row (worker, &line, row.gen_ns);
-      }
+    {
+      if (epoch > 0)
+        end_epoch (worker, epoch - 1, cfg);
+      for (uint64_t index = 0; index < cfg->run.items; index++)
+        {
+          row.epoch = epoch;
+          row.sequence = ((uint64_t) epoch * cfg->run.workers + worker) * cfg->run.items + index;
+          enum arena_status st = arena_reserve (arena, row.layout.bytes, cfg->timeout_ns,
+                                                STDOUT_FILENO, &row.handle);
+          if (st != ARENA_OK)
+            worker_failed (worker, st, cfg, "waiting for space");
+          uint64_t start = clock_now_ns ();
+          fill_pace_fill (&pace, &row.layout, row.sequence, arena->base + row.handle.offset,
+                          cfg->store);
+          row.gen_ns = clock_now_ns () - start;
+          struct arena_item item = { .sequence = row.sequence, .epoch = epoch };
+          arena_publish (arena, &row.handle, &item,
+                         epoch + 1 == cfg->run.epochs && index + 1 == cfg->run.items);
+          handle_row_format (&line, &row);
+          write_row (worker, &line, row.gen_ns);
+        }
+    }
   send_held_rows (worker);
   csv_line_free (&line);
   csv_line_free (&held_rows);
@@ -464,6 +484,8 @@ main (int argc, char **argv)
   if (err)
     die (EXIT_IOERR, err, "write error");
 
+  if (cfg.run.epochs > 1 && !(epoch_barrier = epoch_barrier_create (worker_count)))
+    die (EXIT_OSERR, errno, "cannot map the workers' epoch barrier");
   start_workers (&cfg);
   int result = wait_workers ();
   unlink_all ();

@@ -211,6 +211,9 @@ void arena_publish (struct arena *arena, const struct arena_handle *handle,
 /* Producer: mark the stream complete, then wait until the consumer has
    released everything (or left, or TIMEOUT_NS passed).  */
 enum arena_status arena_finish (struct arena *arena, uint64_t timeout_ns, int stdout_fd);
+/* Producer: the same wait without marking the stream complete (the end
+   of an epoch).  */
+enum arena_status arena_drain (struct arena *arena, uint64_t timeout_ns, int stdout_fd);
 
 /* Producer, after a wait failed: did a consumer attach, and how many
    items has it released (as the shared header says)?  */

@@ -213,6 +213,31 @@ EOF
   [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ the\ consumer\ to\ release\ every\ item:\ no\ consumer\ attached\ to\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\'\ in\ 0\.2\ s,\ 2\ rows\ written:\ the\ rows\ are\ not\ reaching\ a\ consumer\ \(a\ filter\ in\ the\ pipe\ holds\ them,\ or\ nobody\ reads\ them\)$ ]]
 }
 
+@test "epochs begin together: no worker's row of epoch E+1 comes before every row of epoch E" {
+  # Workers of unequal speed (the pool's 1-slot arenas wait on the
+  # consumer at different moments); without the barrier a fast worker's
+  # next epoch interleaves with a slow one's.
+  for run in 1 2 3; do
+    run produce --size 4K --items 40 --epochs 4 --workers 4 --slots 1
+    assert_status 0
+    run awk -F, 'NR > 1 { if ($9 < last) print "line " NR ": epoch " $9 " after epoch " last; last = $9 }' "$TMP/rows.csv"
+    assert_output ""
+  done
+  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f9 | uniq -c | awk '{ print \$1, \$2 }'"
+  assert_output "160 0
+160 1
+160 2
+160 3"
+}
+
+@test "a consumer that never releases an epoch: exit 75 after --timeout at the epoch's end" {
+  run bash -c "arena-produce --size 4096 --items 2 --epochs 2 --slots 4 --timeout 0.2 > '$TMP/rows.csv'"
+  assert_status 75
+  [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ the\ consumer\ to\ release\ the\ epoch\'s\ items:\ no\ consumer\ attached\ to\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\'\ in\ 0\.2\ s,\ 2\ rows\ written:\ the\ rows\ are\ not\ reaching\ a\ consumer\ \(a\ filter\ in\ the\ pipe\ holds\ them,\ or\ nobody\ reads\ them\)$ ]]
+  run wc -l < "$TMP/rows.csv"
+  assert_output 3
+}
+
 @test "several workers: the first to time out stops the rest, all clean up" {
   run bash -c "arena-produce --size 64 --items 1 --workers 3 --timeout 0.2 > /dev/null"
   assert_status 75

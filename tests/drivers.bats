@@ -640,3 +640,43 @@ env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TM
     assert_output "h2d-sweep: --slots: '$bad' is not a positive integer or auto"
   done
 }
+
+@test "h200-session --resume: runs the steps that did not end with status 0, only at the session's commit" {
+  local contrib commit
+  contrib=$(cd "$top_srcdir/contrib" && pwd)
+  # This tree's commit, as every driver's receipt names it.
+  pinned-arena --cpu --size 4K --items 4 --repeats 1 --out "$TMP/pa" > /dev/null 2>&1
+  commit=$(sed -n 's/^commit: //p' "$TMP/pa/receipt.txt")
+  [ -n "$commit" ]
+  mkdir -p "$TMP/s/pinned-arena" "$TMP/s/h2d-sweep"
+  printf 'commit: %s\nmachine: h200\nsession: full\nstep: pinned-arena, status 0, 90 s: pinned-arena\nstep: h2d-sweep, status 70, 5 s: h2d-sweep\n' \
+    "$commit" > "$TMP/s/receipt.txt"
+  cp "$TMP/s/receipt.txt" "$TMP/before"
+  run h200-session --resume "$TMP/s" --dry-run --skip arena-speed,nvbandwidth
+  assert_status 0
+  assert_output "$contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
+$contrib/transfer-overlap --out $TMP/s/transfer-overlap 
+$contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
+  # A quick session resumes quick.
+  sed -i 's/^session: full/session: quick/' "$TMP/s/receipt.txt"
+  run h200-session --resume "$TMP/s" --dry-run --skip transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
+  assert_output "$contrib/h2d-sweep --sizes 1M,64M --bytes-per-run 512M --repeats 2 --out $TMP/s/h2d-sweep"
+  cp "$TMP/before" "$TMP/s/receipt.txt"
+  run h200-session --resume "$TMP/s" --out "$TMP/t"
+  assert_status 64
+  assert_output "h200-session: --resume and --out: the session's folder is DIR of --resume"
+  run h200-session --resume "$TMP/pa"
+  assert_status 64
+  assert_output "h200-session: --resume: '$TMP/pa' holds no session receipt of h200-session"
+  sed -i 's/^commit: .*/commit: 0123abcd/' "$TMP/s/receipt.txt"
+  run h200-session --resume "$TMP/s"
+  assert_status 64
+  assert_output "h200-session: --resume: '$TMP/s' was run at commit 0123abcd, this is $commit"
+  cp "$TMP/before" "$TMP/s/receipt.txt"
+  gpu_here && skip "this machine has a GPU"
+  run h200-session --resume "$TMP/s"
+  assert_status 69
+  # Nothing ran, nothing was removed or written.
+  [ -d "$TMP/s/h2d-sweep" ]
+  cmp "$TMP/before" "$TMP/s/receipt.txt"
+}
