@@ -9,6 +9,17 @@
 
 /* ------------------------------------------------------------ producer */
 
+/* Releases to wait for when there is no room: a quarter of the items the
+   consumer holds, so the producer sleeps and is woken once per several
+   items and still refills long before the consumer runs dry.  */
+static uint32_t
+releases_wanted (const struct arena *arena)
+{
+  const struct arena_header *h = arena->header;
+  uint64_t held = atomic_load (&h->produced) - atomic_load (&h->released);
+  return held >= 8 ? (uint32_t) (held / 4 < (1u << 30) ? held / 4 : (1u << 30)) : 1;
+}
+
 static enum arena_status
 reserve_pool (struct arena *arena, uint64_t bytes, uint64_t deadline, int stdout_fd,
               struct arena_handle *handle)
@@ -38,7 +49,8 @@ reserve_pool (struct arena *arena, uint64_t bytes, uint64_t deadline, int stdout
               return ARENA_OK;
             }
         }
-      enum arena_status st = arena_wait_for_release (arena, seen, deadline, stdout_fd);
+      enum arena_status st = arena_wait_for_release (arena, seen, releases_wanted (arena),
+                                                     deadline, stdout_fd);
       if (st != ARENA_OK)
         return st;
     }
@@ -68,7 +80,8 @@ reserve_ring (struct arena *arena, uint64_t bytes, uint64_t deadline, int stdout
       uint64_t tail = atomic_load_explicit (&h->tail, memory_order_acquire);
       if (end - tail <= capacity)
         break;
-      enum arena_status st = arena_wait_for_release (arena, seen, deadline, stdout_fd);
+      enum arena_status st = arena_wait_for_release (arena, seen, releases_wanted (arena),
+                                                     deadline, stdout_fd);
       if (st != ARENA_OK)
         return st;
     }
@@ -146,9 +159,15 @@ arena_drain (struct arena *arena, uint64_t timeout_ns, int stdout_fd)
   for (;;)
     {
       uint32_t seen = atomic_load_explicit (&h->releases, memory_order_acquire);
-      if (atomic_load (&h->released) == atomic_load (&h->produced))
+      uint64_t released = atomic_load (&h->released), produced = atomic_load (&h->produced);
+      if (released == produced)
         return ARENA_OK;
-      enum arena_status st = arena_wait_for_release (arena, seen, deadline, stdout_fd);
+      /* Woken by the last release (a count older than SEEN only wakes us
+         early, never late).  */
+      uint64_t left = produced - released;
+      enum arena_status st = arena_wait_for_release (arena, seen,
+                                                     left < (1u << 30) ? (uint32_t) left : (1u << 30),
+                                                     deadline, stdout_fd);
       if (st != ARENA_OK)
         return st;
     }

@@ -81,7 +81,8 @@ consumer_gone (const struct arena *arena, int stdout_fd)
 }
 
 enum arena_status
-arena_wait_for_release (struct arena *arena, uint32_t seen, uint64_t deadline, int stdout_fd)
+arena_wait_for_release (struct arena *arena, uint32_t seen, uint32_t want, uint64_t deadline,
+                        int stdout_fd)
 {
   struct arena_header *h = arena->header;
   if (arena->before_wait)
@@ -102,9 +103,14 @@ arena_wait_for_release (struct arena *arena, uint32_t seen, uint64_t deadline, i
     return ARENA_TIMEOUT;
   uint64_t slice = deadline - now < LIVENESS_SLICE_NS ? deadline - now : LIVENESS_SLICE_NS;
   struct timespec ts = { (time_t) (slice / 1000000000ULL), (long) (slice % 1000000000ULL) };
+  /* WAKE_AT before WAITERS: a consumer that sees us waiting sees our
+     target too (sequentially consistent atomics).  */
+  uint32_t target = seen + (want ? want : 1);
+  atomic_store (&h->wake_at, target);
   atomic_fetch_add (&h->waiters, 1);
-  if (atomic_load (&h->releases) == seen)
-    arena_futex (&h->releases, FUTEX_WAIT, seen, &ts);
+  uint32_t now_releases = atomic_load (&h->releases);
+  if ((int32_t) (now_releases - target) < 0)
+    arena_futex (&h->releases, FUTEX_WAIT, now_releases, &ts);
   atomic_fetch_sub (&h->waiters, 1);
   return ARENA_OK;
 }

@@ -17,13 +17,16 @@ arena_futex (_Atomic uint32_t *word, int op, uint32_t value, const struct timesp
   return syscall (SYS_futex, (uint32_t *) word, op, value, timeout, NULL, 0);
 }
 
-/* Consumer: tell a sleeping producer that space was freed.  Inline: it is
-   on every release.  */
+/* Consumer: tell a sleeping producer that space was freed, at the release
+   that brings as much as it asked for (arena_wait_for_release): once, not
+   on every release while a woken producer waits for a CPU.  A producer
+   that set its target after that release sees it before sleeping (the
+   atomics are sequentially consistent).  Inline: it is on every release. */
 static inline void
 arena_wake_producer (struct arena_header *h)
 {
-  atomic_fetch_add_explicit (&h->releases, 1, memory_order_release);
-  if (atomic_load_explicit (&h->waiters, memory_order_acquire))
+  uint32_t releases = atomic_fetch_add (&h->releases, 1) + 1;
+  if (atomic_load (&h->waiters) && releases == atomic_load (&h->wake_at))
     arena_futex (&h->releases, FUTEX_WAKE, INT32_MAX, NULL);
 }
 
@@ -42,10 +45,12 @@ int arena_lock_take (int fd, off_t byte);
    kernel cannot say, true: a live arena is never removed.  */
 bool arena_lock_held (int fd, off_t byte);
 
-/* Producer: sleep until a release happens, a liveness slice passes, or
+/* Producer: sleep until WANT more releases than SEEN (the release count
+   read before looking for room) have happened, a liveness slice passes, or
    DEADLINE; ARENA_PEER_GONE if the consumer has gone, ARENA_TIMEOUT past
-   DEADLINE.  SEEN is the release count read before looking for room.  */
-enum arena_status arena_wait_for_release (struct arena *arena, uint32_t seen,
+   DEADLINE.  Asking for several releases at once (never more than the
+   items the consumer holds) spares both sides a system call per item.  */
+enum arena_status arena_wait_for_release (struct arena *arena, uint32_t seen, uint32_t want,
                                           uint64_t deadline, int stdout_fd);
 
 #endif

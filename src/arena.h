@@ -66,7 +66,7 @@ struct arena_header
   _Atomic uint32_t state;
   _Atomic uint32_t releases;    /* futex word: bumped on every release */
   _Atomic uint32_t waiters;     /* producers sleeping on RELEASES */
-  uint32_t reserved0;
+  _Atomic uint32_t wake_at;     /* RELEASES at which a sleeping producer wants waking */
   _Atomic uint64_t produced;    /* items published */
   _Atomic uint64_t released;    /* items released */
   _Atomic uint64_t head;        /* ring: producer's next byte (monotonic) */
