@@ -57,3 +57,55 @@ check_corruptions() {
       || return 1
   done <<< "$CORRUPTIONS"
 }
+
+# Rows that lie about what an item is, in a run of two 4096-byte fp32
+# tensor items (leaves 0:1024).  One case per line: the awk edit of the
+# rows and the message after "CONSUMER: ".  Rows that describe the items
+# consistently (size_bytes, dtype or kind with the leaves and bytes that
+# follow) are refused against the arena's header; a row that changes
+# them after the first, against that row; a leaves or bytes column that
+# does not follow from the row's own description, by itself.
+FORGED_ROWS=$(cat <<'EOF'
+NR > 1 { $12 = 4099 }|line 2: arena '@NAME@': size_bytes, dtype or kind differ from its header (size_bytes 4096, dtype fp32, kind tensor)
+NR > 1 { $12 = 2048; $15 = "0:512"; $5 = 2048 }|line 2: arena '@NAME@': size_bytes, dtype or kind differ from its header (size_bytes 4096, dtype fp32, kind tensor)
+NR > 1 { $13 = "fp16"; $15 = "0:2048" }|line 2: arena '@NAME@': size_bytes, dtype or kind differ from its header (size_bytes 4096, dtype fp32, kind tensor)
+NR > 1 { $13 = "uint8"; $15 = "0:4096" }|line 2: arena '@NAME@': size_bytes, dtype or kind differ from its header (size_bytes 4096, dtype fp32, kind tensor)
+NR > 1 { $14 = "nested"; $15 = "0:512;2048:512;4096:3"; $5 = 4108 }|line 2: arena '@NAME@': size_bytes, dtype or kind differ from its header (size_bytes 4096, dtype fp32, kind tensor)
+NR == 3 { $12 = 4099 }|line 3: configuration differs from earlier rows of arena '@NAME@'
+NR == 3 { $13 = "fp16"; $15 = "0:2048" }|line 3: configuration differs from earlier rows of arena '@NAME@'
+NR == 3 { $14 = "nested"; $15 = "0:512;2048:512;4096:3"; $5 = 4108 }|line 3: configuration differs from earlier rows of arena '@NAME@'
+NR == 3 { $19 = 5 }|line 3: configuration differs from earlier rows of arena '@NAME@'
+NR > 1 { $12 = 2048 }|line 2: column 'leaves': '0:1024' does not match size_bytes, dtype and kind
+NR > 1 { $13 = "fp16" }|line 2: column 'leaves': '0:1024' does not match size_bytes, dtype and kind
+NR > 1 { $14 = "nested" }|line 2: column 'leaves': '0:1024' does not match size_bytes, dtype and kind
+NR > 1 { $15 = "0:1023" }|line 2: column 'leaves': '0:1023' does not match size_bytes, dtype and kind
+NR > 1 { $15 = "0:512;512:512" }|line 2: column 'leaves': '0:512;512:512' does not match size_bytes, dtype and kind
+NR > 1 { $5 = 2048 }|line 2: column 'bytes': '2048' does not match size_bytes, dtype and kind
+EOF
+)
+
+# check_forged_rows CONSUMER BACKEND: each forgery of the table is refused
+# by CONSUMER with exit 65 and its message, before any item of the row is
+# read; the producer sees the consumer go (75) or, when it never attached,
+# is ended here.
+check_forged_rows() {
+  local consumer=$1 backend=$2 script why arena got
+  while IFS='|' read -r script why; do
+    arena-produce --backend "$backend" --size 4096 --items 2 --slots 4 --timeout 60 \
+      > "$TMP/rows.csv" 3>&- &
+    PRODUCER=$!
+    wait_rows "$TMP/rows.csv" 3 || return 1
+    arena=$(awk -F, 'NR == 2 { print $1 }' "$TMP/rows.csv")
+    awk -F, -v OFS=, "$script { print }" "$TMP/rows.csv" > "$TMP/in.csv"
+    run bash -c "$consumer > /dev/null" < "$TMP/in.csv"
+    assert_status 65 || { echo "case ($backend): $script" >&2; return 1; }
+    assert_output "${consumer%% *}: ${why//@NAME@/$arena}" || return 1
+    case $why in
+      *header*|*configuration*)
+        got=0
+        wait "$PRODUCER" || got=$?
+        [ "$got" -eq 75 ] || { echo "producer exit $got, want 75" >&2; return 1; } ;;
+      *) kill -TERM "$PRODUCER"; wait "$PRODUCER" || true ;;
+    esac
+  done <<< "$FORGED_ROWS"
+}
