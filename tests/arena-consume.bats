@@ -510,6 +510,10 @@ EOF
   producer_ended 0
 }
 
+@test "a nonzero padding byte between leaves: exit 1, the message names the byte" {
+  check_padding_corruptions arena-consume
+}
+
 @test "the exit status of a mismatch is 1; --no-verify does not look" {
   start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4 --dtype uint8 --kind nested
   # Last leaf (offset 4096 in the item) of sequence 1, element 2: 1*17 + 2*29 + 2 = 77.

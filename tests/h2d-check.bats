@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # h2d-check: options, the no-GPU path, and (on a GPU) every arm checked,
-# a corrupted payload caught, forged rows refused, pinning cleaned up,
-# --calibrate's rows.
+# a corrupted payload or padding byte caught, forged rows refused, pinning
+# cleaned up, --calibrate's rows.
 
 load test-helper
 load checks
@@ -243,6 +243,14 @@ corrupt_first_item() {
   require_gpu
   check_corruptions h2d-check
   check_corruptions 'h2d-check --inflight 1'
+  assert_no_arena_left
+}
+
+@test "h2d-check checks the padding between leaves on the GPU: a nonzero byte is named" {
+  require_gpu
+  check_padding_corruptions h2d-check
+  check_padding_corruptions 'h2d-check --inflight 1'
+  check_padding_corruptions 'h2d-check --staged'
   assert_no_arena_left
 }
 
