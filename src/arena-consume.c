@@ -32,7 +32,8 @@ usage (void)
   printf ("Usage: %s [OPTION]... < HANDLE-ROWS\n", program_name);
   fputs ("\
 Read arena-produce's handle rows on stdin, check every value of every item\n\
-against its pattern, release it, and print CSV receipts.\n\
+against its pattern and the padding between its leaves against zero,\n\
+release it, and print CSV receipts.\n\
 \n\
   --no-verify           release items without checking their values\n", stdout);
   fputs (CONSUMER_OPTIONS_HELP, stdout);

@@ -457,7 +457,8 @@ main (int argc, char **argv)
   payload_layout_init (&layout, cfg.run.size_bytes, cfg.run.dtype, cfg.run.kind);
   struct arena_identity id = {
     .run_id = arena_new_run_id (), .workers = cfg.run.workers, .epochs = cfg.run.epochs,
-    .items = cfg.run.items,
+    .items = cfg.run.items, .size_bytes = cfg.run.size_bytes, .dtype = cfg.run.dtype,
+    .kind = cfg.run.kind,
   };
   for (uint32_t w = 0; w < worker_count; w++)
     {

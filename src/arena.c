@@ -13,6 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The slot table follows the header.  */
+_Static_assert (sizeof (struct arena_header) <= ARENA_SLOT_TABLE, "arena header too large");
+
 const char *const arena_backend_names[ARENA_BACKEND_COUNT + 1] = { "pool", "ring", NULL };
 
 static uint64_t
@@ -70,7 +73,13 @@ arena_header_problem (const struct arena_header *h, uint64_t size)
   if (h->magic != ARENA_MAGIC)
     return "wrong magic number (not an arenabench arena)";
   if (h->version != ARENA_VERSION)
-    return "unsupported arena layout version";
+    {
+      /* Say both: a producer and a consumer of different releases.  */
+      static _Thread_local char why[96];
+      snprintf (why, sizeof why, "unsupported arena layout version %" PRIu32
+                " (this program reads version %d)", h->version, ARENA_VERSION);
+      return why;
+    }
   if (h->backend >= ARENA_BACKEND_COUNT)
     return "unknown backend in header";
   if (h->slot_count == 0 || h->slot_count > ARENA_MAX_SLOTS)
@@ -84,6 +93,9 @@ arena_header_problem (const struct arena_header *h, uint64_t size)
   if (h->workers == 0 || h->workers > ARENA_MAX_WORKERS || h->worker >= h->workers
       || h->epochs == 0 || h->epochs > ARENA_MAX_EPOCHS || h->items == 0)
     return "bad workers, epochs or items in header";
+  if (h->size_bytes == 0 || h->size_bytes > PAYLOAD_MAX_SIZE || h->dtype >= DTYPE_COUNT
+      || h->kind >= KIND_COUNT)
+    return "bad size_bytes, dtype or kind in header";
   return NULL;
 }
 
@@ -136,7 +148,8 @@ keep_geometry (struct arena *arena, const struct arena_header *h)
   arena->flags = h->flags;
   arena->id = (struct arena_identity) {
     .run_id = h->run_id, .worker = h->worker, .workers = h->workers,
-    .epochs = h->epochs, .items = h->items,
+    .epochs = h->epochs, .items = h->items, .size_bytes = h->size_bytes,
+    .dtype = (enum payload_dtype) h->dtype, .kind = (enum payload_kind) h->kind,
   };
 }
 
@@ -150,7 +163,8 @@ arena_format (struct arena *arena, void *base, uint64_t total, enum arena_backen
     .version = ARENA_VERSION, .backend = backend, .slot_count = slots,
     .flags = pin ? ARENA_FLAG_PIN : 0, .producer_pid = getpid (),
     .run_id = id->run_id, .worker = id->worker, .workers = id->workers,
-    .epochs = id->epochs, .items = id->items,
+    .epochs = id->epochs, .items = id->items, .size_bytes = id->size_bytes,
+    .dtype = id->dtype, .kind = id->kind,
   };
   arena_size (backend, item_bytes, slots, &image.header_bytes, &image.capacity,
               &image.slot_bytes);

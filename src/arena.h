@@ -28,8 +28,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "payload.h"
+
 #define ARENA_MAGIC UINT64_C (0x31304e4552414241)   /* the bytes "ABAREN01" */
-#define ARENA_VERSION 2
+/* 3: the header says what every item is (size_bytes, dtype, kind).  */
+#define ARENA_VERSION 3
 #define ARENA_NAME_PREFIX "/arenabench."
 #define ARENA_SLOT_TABLE 256
 #define ARENA_ALIGN 64
@@ -78,6 +81,10 @@ struct arena_header
   uint32_t workers;
   uint32_t epochs;
   uint32_t reserved1;
+  /* What every item is: rows must describe it the same way.  */
+  uint64_t size_bytes;
+  uint32_t dtype;               /* enum payload_dtype */
+  uint32_t kind;                /* enum payload_kind */
 };
 
 /* Pool: what slot I holds, written before its word is marked full.  */
@@ -103,12 +110,16 @@ struct ring_record
   uint64_t reserved;
 };
 
-/* The producer's identity of one run, written into every arena of it.  */
+/* The producer's identity of one run, written into every arena of it,
+   and the description of its items (their leaf layout follows from it).  */
 struct arena_identity
 {
   uint64_t run_id;
   uint32_t worker, workers, epochs;
   uint64_t items;
+  uint64_t size_bytes;
+  enum payload_dtype dtype;
+  enum payload_kind kind;
 };
 
 /* What one item is: written by the producer, checked by the consumer.  */

@@ -252,11 +252,28 @@ format_element (enum payload_dtype dtype, double value, char *buf, size_t size)
 void
 consumer_warn_mismatch (const struct consumer_item *item, const struct payload_check *check)
 {
-  char expected[64], actual[64];
-  format_element (item->row.config.dtype, check->expected, expected, sizeof expected);
-  format_element (item->row.config.dtype, check->actual, actual, sizeof actual);
-  warn (0, "line %zu: sequence %" PRIu64 " leaf %u index %" PRIu64
-        ": expected %s, found %s (%" PRIu64 " mismatched element%s in the item)",
-        item->line, item->row.sequence, check->leaf, check->index, expected,
-        actual, check->mismatches, check->mismatches == 1 ? "" : "s");
+  char where[64], expected[64], actual[64], count[96];
+  if (check->in_padding)
+    {
+      /* Padding holds bytes, not elements of the dtype.  */
+      snprintf (where, sizeof where, "padding byte %" PRIu64, check->index);
+      snprintf (expected, sizeof expected, "%.0f", check->expected);
+      snprintf (actual, sizeof actual, "%.0f", check->actual);
+    }
+  else
+    {
+      snprintf (where, sizeof where, "leaf %u index %" PRIu64, check->leaf, check->index);
+      format_element (item->row.config.dtype, check->expected, expected, sizeof expected);
+      format_element (item->row.config.dtype, check->actual, actual, sizeof actual);
+    }
+  uint64_t elements = check->mismatches - check->padding;
+  int n = 0;
+  if (elements || !check->padding)
+    n = snprintf (count, sizeof count, "%" PRIu64 " mismatched element%s", elements,
+                  elements == 1 ? "" : "s");
+  if (check->padding)
+    snprintf (count + n, sizeof count - (size_t) n, "%s%" PRIu64 " nonzero padding byte%s",
+              n ? " and " : "", check->padding, check->padding == 1 ? "" : "s");
+  warn (0, "line %zu: sequence %" PRIu64 " %s: expected %s, found %s (%s in the item)",
+        item->line, item->row.sequence, where, expected, actual, count);
 }

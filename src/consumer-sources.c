@@ -119,6 +119,13 @@ sources_attach (struct sources *sources, const struct handle_row *row, size_t li
          "from its header (worker %" PRIu32 " of %" PRIu32 ", %" PRIu64 " items, %" PRIu32
          " epochs)", line, quote (row->arena), a->id.worker, a->id.workers, a->id.items,
          a->id.epochs);
+  /* The row's leaves and bytes follow from these (handle_row_parse), so
+     a row that agrees here describes every item as its producer wrote it. */
+  if (a->id.size_bytes != row->config.size_bytes || a->id.dtype != row->config.dtype
+      || a->id.kind != row->config.kind)
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: size_bytes, dtype or kind differ from its "
+         "header (size_bytes %" PRIu64 ", dtype %s, kind %s)", line, quote (row->arena),
+         a->id.size_bytes, payload_dtypes[a->id.dtype].name, payload_kind_names[a->id.kind]);
   s->config = row->config;
   return s;
 }

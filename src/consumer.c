@@ -361,7 +361,10 @@ on_record (const struct csv_record *record, void *context)
   if (!handle_row_parse (&item.row, &c->columns, record, why, sizeof why))
     die (EXIT_DATAERR, 0, "line %zu: %s", record->line, why);
   struct source *s = find_source (c, &item.row, record->line);
-  if (s->items && !same_config (&s->config, &item.row.config))
+  /* The first row was checked against the header (sources_attach); the
+     rest must repeat it, epochs too (a run receipt may mix epochs).  */
+  if (s->items && (!same_config (&s->config, &item.row.config)
+                   || s->config.epochs != item.row.config.epochs))
     die (EXIT_DATAERR, 0, "line %zu: configuration differs from earlier rows of arena %s",
          record->line, quote (item.row.arena));
   if (c->options->report == REPORT_RUN && !same_config (&c->first_config, &item.row.config))

@@ -43,8 +43,8 @@ usage (void)
   printf ("Usage: %s [OPTION]... < HANDLE-ROWS\n", program_name);
   fputs ("\
 Read arena-produce's handle rows on stdin, copy every item to the GPU,\n\
-release its arena space once the copy is done, check every element on the\n\
-GPU, and print CSV receipts.\n\
+release its arena space once the copy is done, check every element (and\n\
+that the padding between leaves is zero) on the GPU, and print CSV receipts.\n\
 \n\
   --device N            CUDA device (default $LOCAL_RANK, else 0)\n\
   --inflight K          buffers in flight, each one item or a batch of small\n\

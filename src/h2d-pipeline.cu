@@ -26,10 +26,14 @@ extern "C" {
 #include "h2d-pipeline.h"
 
 /* What the check kernel leaves behind.  FIRST holds the complement of
-   leaf<<56 | index, so atomicMax finds the smallest; 0 means none.  */
+   part<<56 | index, so atomicMax finds the first in item order; 0 means
+   none.  Part 2L+1 is leaf L (INDEX an element), part 2L the padding
+   before it and part 2*nleaves any after the last (INDEX a byte offset
+   in the item).  */
 struct check_result
 {
-  unsigned long long mismatches;
+  unsigned long long mismatches;    /* elements and padding bytes */
+  unsigned long long padding;       /* of those, padding bytes */
   unsigned long long first;
 };
 
@@ -44,6 +48,7 @@ struct check_leaf
 struct check_item
 {
   unsigned long long offset;
+  unsigned long long bytes;         /* the whole item, padding included */
   check_leaf leaves[PAYLOAD_MAX_LEAVES];
   unsigned nleaves;
 };
@@ -89,18 +94,34 @@ template <> struct element<DTYPE_UINT8>
 };
 
 __device__ static inline void
-note_mismatch (unsigned long long &count, unsigned long long &first, unsigned leaf,
+note_mismatch (unsigned long long &count, unsigned long long &first, unsigned part,
                unsigned long long index)
 {
   count++;
-  unsigned long long key = ~((unsigned long long) leaf << 56 | index);
+  unsigned long long key = ~((unsigned long long) part << 56 | index);
   first = key > first ? key : first;
 }
 
+/* Padding bytes [FROM, TO) of ITEM (part PART) must be zero.  A gap is
+   under PAYLOAD_LEAF_ALIGN bytes: a few threads each read one byte.  */
+__device__ static inline void
+check_padding (const unsigned char *item, unsigned long long from, unsigned long long to,
+               unsigned part, unsigned long long tid, unsigned long long stride,
+               unsigned long long &count, unsigned long long &padding,
+               unsigned long long &first)
+{
+  for (unsigned long long b = from + tid; b < to; b += stride)
+    if (item[b] != 0)
+      {
+        padding++;
+        note_mismatch (count, first, part, b);
+      }
+}
+
 /* Regenerate the pattern and compare every element of every leaf of
-   every item of a batch (item blockIdx.y): 16-byte loads over a
-   grid-stride loop, a scalar loop for the ragged tail, one pair of atomics
-   per thread that saw a mismatch.  */
+   every item of a batch (item blockIdx.y), and check the padding between
+   leaves is zero: 16-byte loads over a grid-stride loop, a scalar loop
+   for the ragged tail, a few atomics per thread that saw a mismatch.  */
 template <int DTYPE>
 __global__ void
 check_kernel (const unsigned char *__restrict__ buffer, const check_item *__restrict__ items,
@@ -111,11 +132,14 @@ check_kernel (const unsigned char *__restrict__ buffer, const check_item *__rest
   const unsigned char *item = buffer + it.offset;
   const unsigned long long stride = (unsigned long long) gridDim.x * blockDim.x;
   const unsigned long long tid = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned long long count = 0, first = 0;
+  unsigned long long count = 0, padding = 0, first = 0;
 
+  unsigned long long end = 0;
   for (unsigned l = 0; l < it.nleaves; l++)
     {
       const check_leaf leaf = it.leaves[l];
+      check_padding (item, end, leaf.offset, 2 * l, tid, stride, count, padding, first);
+      end = leaf.offset + leaf.count * sizeof (typename E::bits);
       const uint4 *vec = reinterpret_cast<const uint4 *> (item + leaf.offset);
       const unsigned long long nvec = leaf.count / E::per_vector;
       for (unsigned long long i = tid; i < nvec; i += stride)
@@ -127,7 +151,7 @@ check_kernel (const unsigned char *__restrict__ buffer, const check_item *__rest
           for (int e = 0; e < E::per_vector; e++)
             {
               if (E::lane (w, e) != E::expect (v))
-                note_mismatch (count, first, l, j + e);
+                note_mismatch (count, first, 2 * l + 1, j + e);
               v = v + 1 == PAYLOAD_PERIOD ? 0 : v + 1;
             }
         }
@@ -136,12 +160,15 @@ check_kernel (const unsigned char *__restrict__ buffer, const check_item *__rest
         {
           unsigned v = (unsigned) ((j % PAYLOAD_PERIOD + leaf.shift) % PAYLOAD_PERIOD);
           if ((unsigned) scalar[j] != E::expect (v))
-            note_mismatch (count, first, l, j);
+            note_mismatch (count, first, 2 * l + 1, j);
         }
     }
+  check_padding (item, end, it.bytes, 2 * it.nleaves, tid, stride, count, padding, first);
   if (count)
     {
       atomicAdd (&results[blockIdx.y].mismatches, count);
+      if (padding)
+        atomicAdd (&results[blockIdx.y].padding, padding);
       atomicMax (&results[blockIdx.y].first, first);
     }
 }
@@ -676,6 +703,7 @@ launch_check_batch (h2d_pipeline *pipe, flight &f)
       const payload_layout &layout = item.layout;
       check_item &c = block->items[i];
       c.offset = f.entries[i].offset;
+      c.bytes = layout.bytes;
       c.nleaves = layout.nleaves;
       uint64_t vectors = 0;
       for (unsigned l = 0; l < layout.nleaves; l++)
@@ -819,19 +847,31 @@ elapsed_ns (cudaEvent_t start, cudaEvent_t stop)
   return (uint64_t) ((double) ms * 1e6 + 0.5);
 }
 
-/* The first mismatch's details: the element as it arrived on the device. */
+/* The first mismatch's details: the element or padding byte as it
+   arrived on the device.  */
 static void
 describe_mismatch (const flight &f, unsigned i, payload_check *check)
 {
   const batch_entry &e = f.entries[i];
   unsigned long long key = ~f.host_block->results[i].first;
   const payload_layout &layout = e.item.layout;
+  unsigned part = (unsigned) (key >> 56);
   check->found = true;
-  check->leaf = (unsigned) (key >> 56);
   check->index = key & ((1ULL << 56) - 1);
-  if (check->leaf >= layout.nleaves)
-    die (EXIT_SOFTWARE, 0, "check_kernel: first mismatch names leaf %u of %u",
-         check->leaf, layout.nleaves);
+  if (part > 2 * layout.nleaves || (part % 2 == 0 && check->index >= layout.bytes))
+    die (EXIT_SOFTWARE, 0, "check_kernel: first mismatch names part %u of %u", part,
+         2 * layout.nleaves + 1);
+  if (part % 2 == 0)
+    {
+      unsigned char byte;
+      GPU_CHECK (cudaMemcpy (&byte, f.device + e.offset + check->index, 1,
+                             cudaMemcpyDeviceToHost));
+      check->in_padding = true;
+      check->expected = 0;
+      check->actual = byte;
+      return;
+    }
+  check->leaf = part / 2;
   size_t itemsize = payload_dtypes[layout.dtype].itemsize;
   unsigned char element[16];
   GPU_CHECK (cudaMemcpy (element, f.device + e.offset + layout.leaves[check->leaf].offset
@@ -882,6 +922,7 @@ h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *o
     {
       out->verify_ns = (uint64_t) ((double) f.verify_ns * share + 0.5);
       out->check.mismatches = f.host_block->results[i].mismatches;
+      out->check.padding = f.host_block->results[i].padding;
       if (out->check.mismatches)
         describe_mismatch (f, i, &out->check);
     }

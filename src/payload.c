@@ -268,6 +268,28 @@ payload_element (enum payload_dtype dtype, const void *leaf, uint64_t index)
     }
 }
 
+/* Bytes [FROM, TO) of ITEM are padding: each must be zero.  Padding is
+   less than PAYLOAD_LEAF_ALIGN bytes a gap, so a plain loop will do.  */
+static void
+verify_padding (const unsigned char *item, uint64_t from, uint64_t to,
+                struct payload_check *check)
+{
+  for (uint64_t b = from; b < to; b++)
+    if (item[b] != 0)
+      {
+        if (!check->found)
+          {
+            check->found = true;
+            check->in_padding = true;
+            check->index = b;
+            check->expected = 0;
+            check->actual = item[b];
+          }
+        check->mismatches++;
+        check->padding++;
+      }
+}
+
 void
 payload_verify (const struct payload_layout *layout, uint64_t sequence,
                 const void *item, struct payload_check *check)
@@ -276,9 +298,13 @@ payload_verify (const struct payload_layout *layout, uint64_t sequence,
   size_t itemsize = payload_dtypes[layout->dtype].itemsize;
   const size_t run = (size_t) TABLE_PERIODS * PAYLOAD_PERIOD;
   *check = (struct payload_check) { 0 };
+  /* In item order, so the first bad byte found is the first in the item. */
+  uint64_t end = 0;
   for (unsigned l = 0; l < layout->nleaves; l++)
     {
       const struct payload_leaf *leaf = &layout->leaves[l];
+      verify_padding (item, end, leaf->offset, check);
+      end = leaf->offset + leaf->count * itemsize;
       const unsigned char *data = (const unsigned char *) item + leaf->offset;
       unsigned shift = payload_shift (sequence, l);
       const unsigned char *expected = table + (size_t) shift * itemsize;
@@ -303,6 +329,7 @@ payload_verify (const struct payload_layout *layout, uint64_t sequence,
               }
         }
     }
+  verify_padding (item, end, layout->bytes, check);
 }
 
 static int

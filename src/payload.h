@@ -5,7 +5,8 @@
    converted to the dtype (exact in fp32, fp16 and uint8).  A "tensor" item
    is one leaf of max(1, size/itemsize) elements; a "nested" item has three
    leaves of [max(1,e/2), max(1,e-e/2), 3] elements.  Leaves are laid out
-   one after another inside the item, each starting PAYLOAD_LEAF_ALIGN-aligned. */
+   one after another inside the item, each starting PAYLOAD_LEAF_ALIGN-aligned;
+   the bytes between them are zero.  */
 #ifndef ARENABENCH_PAYLOAD_H
 #define ARENABENCH_PAYLOAD_H
 
@@ -98,14 +99,20 @@ payload_fill (const struct payload_layout *layout, uint64_t sequence, void *item
 /* Result of checking one item.  */
 struct payload_check
 {
-  uint64_t mismatches;      /* elements that differ, over all leaves */
-  bool found;               /* the first bad element, when mismatches > 0 */
-  unsigned leaf;
+  uint64_t mismatches;      /* elements that differ, over all leaves, and
+                               padding bytes that are not zero */
+  uint64_t padding;         /* how many of MISMATCHES are padding bytes */
+  bool found;               /* the first bad element or byte in the item,
+                               when mismatches > 0: */
+  bool in_padding;          /* a padding byte, at byte INDEX of the item */
+  unsigned leaf;            /* else element INDEX of leaf LEAF */
   uint64_t index;
   double expected, actual;
 };
 
-/* Check every element of every leaf of ITEM against SEQUENCE's pattern.  */
+/* Check every byte of ITEM (layout->bytes long): every element of every
+   leaf against SEQUENCE's pattern, and the padding between leaves (and
+   after the last, should a layout have any) against zero.  */
 void payload_verify (const struct payload_layout *layout, uint64_t sequence,
                      const void *item, struct payload_check *check);
 

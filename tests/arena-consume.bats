@@ -3,6 +3,7 @@
 # exit status, and the checks that catch corrupt or replayed items.
 
 load test-helper
+load checks
 
 HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
 # A well-formed row naming an arena that does not exist: rows are parsed
@@ -262,7 +263,8 @@ EOF
 
 # forge HEADER-OPTIONS: write /dev/shm/arenabench.PID.f0f0 by hand: a pool
 # arena of one 4096-byte slot (8192 bytes), fields overridable as
-# python keyword arguments (magic, version, backend, mode, size, fill).
+# python keyword arguments (magic, version, backend, mode, size, fill,
+# and item_size, dtype, kind: what the header says its items are).
 forge() {
   FORGED=/dev/shm/arenabench.$$.f0f0
   local holder
@@ -271,7 +273,7 @@ import os, struct, sys
 path = sys.argv[1]
 kw = dict(a.split('=', 1) for a in sys.argv[2:])
 magic = kw.get('magic', 'ABAREN01').encode()
-version = int(kw.get('version', 2))
+version = int(kw.get('version', 3))
 backend = int(kw.get('backend', 0))
 size = int(kw.get('size', 8192))
 mode = int(kw.get('mode', '600'), 8)
@@ -280,6 +282,9 @@ mode = int(kw.get('mode', '600'), 8)
 header = magic + struct.pack('<IIQQQIIi', version, backend, 4096, 4096, 4096, 1, 0, 0)
 # run_id, items, worker, workers, epochs: the identity of the run at 104.
 header = header.ljust(104, b'\0') + struct.pack('<QQIII', 7, 2, 0, 1, 1)
+# size_bytes, dtype, kind: what its items are (4096 bytes, fp32, tensor).
+header = header.ljust(136, b'\0') + struct.pack(
+    '<QII', int(kw.get('item_size', 4096)), int(kw.get('dtype', 0)), int(kw.get('kind', 0)))
 data = bytearray(size)
 data[:len(header)] = header[:size]
 if size >= 296:
@@ -330,10 +335,14 @@ consume_forged() {
   done <<'EOF'
 magic=ABAREN02|wrong magic number (not an arenabench arena)
 magic=NUMPY001|wrong magic number (not an arenabench arena)
-version=1|unsupported arena layout version
-version=3|unsupported arena layout version
-version=0|unsupported arena layout version
+version=1|unsupported arena layout version 1 (this program reads version 3)
+version=2|unsupported arena layout version 2 (this program reads version 3)
+version=4|unsupported arena layout version 4 (this program reads version 3)
+version=0|unsupported arena layout version 0 (this program reads version 3)
 backend=2|unknown backend in header
+item_size=0|bad size_bytes, dtype or kind in header
+dtype=3|bad size_bytes, dtype or kind in header
+kind=2|bad size_bytes, dtype or kind in header
 size=12288|header sizes do not match the object's size
 size=100|too small to be an arena
 size=0|too small to be an arena
@@ -439,7 +448,7 @@ NR == 2 { $4 += 8 } { print }|line 2: arena '@NAME@': offset is not a ring recor
 NR == 2 { $4 = 4096 } { print }|line 2: arena '@NAME@': offset is not a ring record's payload
 NR == 2 { $4 += 128 } { print }|line 2: arena '@NAME@': no ring record at this offset
 NR == 2 { $4 = 1e9 } { print }|line 2: arena '@NAME@': offset and length reach outside the arena
-NR == 2 { $12 = 2048; $15 = "0:512"; $5 = 2048 } { print }|line 2: arena '@NAME@': length does not match the ring record
+NR == 2 { $12 = 2048; $15 = "0:512"; $5 = 2048 } { print }|line 2: arena '@NAME@': size_bytes, dtype or kind differ from its header (size_bytes 4096, dtype fp32, kind tensor)
 EOF
 }
 
@@ -458,6 +467,19 @@ NR > 1 { $16 = 1 } { print }|line 2: arena '@NAME@': backend, pinned or slots di
 NR > 1 { $2 = "ring"; $3 = "" } { print }|line 2: arena '@NAME@': backend, pinned or slots differ from its header
 NR == 3 { $11 = 3 } { print }|line 3: configuration differs from earlier rows of arena '@NAME@'
 EOF
+}
+
+@test "rows that lie about size_bytes, dtype, kind or leaves: exit 65, pool and ring" {
+  check_forged_rows arena-consume pool
+  check_forged_rows arena-consume ring
+}
+
+@test "an arena header that says another dtype than the rows: exit 65, the header's values" {
+  command -v python3 > /dev/null || skip "python3 is needed to forge an arena"
+  forge dtype=1
+  run consume_forged
+  assert_status 65
+  assert_output "arena-consume: line 2: arena '$FORGED_NAME': size_bytes, dtype or kind differ from its header (size_bytes 4096, dtype fp16, kind tensor)"
 }
 
 @test "columns in any order are accepted" {
@@ -486,6 +508,10 @@ EOF
 0,1
 1,0"
   producer_ended 0
+}
+
+@test "a nonzero padding byte between leaves: exit 1, the message names the byte" {
+  check_padding_corruptions arena-consume
 }
 
 @test "the exit status of a mismatch is 1; --no-verify does not look" {
@@ -593,12 +619,23 @@ arena-consume: 6 of 8 announced items missing"
   producer_ended 75
 }
 
-@test "pool rows claiming half the size that was written: refused (65), as the ring refuses them" {
+@test "rows claiming half the size that was written: refused (65) by the header; by the record if it says so" {
   local backend why
   while IFS='|' read -r backend why; do
     start_producer 1 "$TMP/rows.csv" --backend "$backend" --size 8192 --items 1 --slots 1
     awk -F, -v OFS=, 'NR == 2 { $5 = 4096; $12 = 4096; $15 = "0:1024" } { print }' "$TMP/rows.csv" > "$TMP/in.csv"
     run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
+    assert_status 65
+    assert_output "arena-consume: line 2: arena '$(arena_name)': size_bytes, dtype or kind differ from its header (size_bytes 8192, dtype fp32, kind tensor)"
+    producer_ended 75
+    # The arena's own record of the item's length, halved: the true rows
+    # no longer match it.  A pool slot's record (one slot) is at 264, its
+    # bytes 16 further; a ring record is the 64 bytes before the payload.
+    start_producer 1 "$TMP/rows.csv" --backend "$backend" --size 8192 --items 1 --slots 1
+    local at=280
+    [ "$backend" = ring ] && at=$(( $(sed -n 2p "$TMP/rows.csv" | cut -d, -f4) - 64 + 16 ))
+    printf '\0\020\0\0\0\0\0\0' | dd of="/dev/shm$(arena_name)" bs=1 seek="$at" conv=notrunc status=none
+    run bash -c "arena-consume < '$TMP/rows.csv' > /dev/null"
     assert_status 65
     assert_output "arena-consume: line 2: arena '$(arena_name)': $why"
     producer_ended 75

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # h2d-check: options, the no-GPU path, and (on a GPU) every arm checked,
-# a corrupted payload caught, pinning cleaned up, --calibrate's rows.
+# a corrupted payload or padding byte caught, forged rows refused, pinning
+# cleaned up, --calibrate's rows.
 
 load test-helper
 load checks
@@ -242,6 +243,21 @@ corrupt_first_item() {
   require_gpu
   check_corruptions h2d-check
   check_corruptions 'h2d-check --inflight 1'
+  assert_no_arena_left
+}
+
+@test "h2d-check checks the padding between leaves on the GPU: a nonzero byte is named" {
+  require_gpu
+  check_padding_corruptions h2d-check
+  check_padding_corruptions 'h2d-check --inflight 1'
+  check_padding_corruptions 'h2d-check --staged'
+  assert_no_arena_left
+}
+
+@test "h2d-check refuses rows that lie about size_bytes, dtype, kind or leaves: 65" {
+  require_gpu
+  check_forged_rows h2d-check pool
+  check_forged_rows h2d-check ring
   assert_no_arena_left
 }
 

@@ -36,7 +36,8 @@ fake_arena (enum arena_backend backend)
   snprintf (a->name, sizeof a->name, "/arenabench.1.%x", (unsigned) backend);
   /* Exactly TOTAL bytes: one byte past the end is a heap overflow.  */
   const struct arena_identity id = { .run_id = 1, .worker = 0, .workers = 1, .epochs = 1,
-                                     .items = FAKE_ITEMS };
+                                     .items = FAKE_ITEMS, .size_bytes = 4096,
+                                     .dtype = DTYPE_FP32, .kind = KIND_TENSOR };
   arena_format (a, calloc (1, total), total, backend, 4096, FAKE_ITEMS, false, &id);
   struct payload_layout layout;
   payload_layout_init (&layout, 4096, DTYPE_FP32, KIND_TENSOR);

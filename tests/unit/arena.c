@@ -27,6 +27,7 @@ static uint64_t page;
 /* One worker of one epoch with many items: item N is sequence N.  */
 static const struct arena_identity test_id = {
   .run_id = 42, .worker = 0, .workers = 1, .epochs = 1, .items = 1ULL << 40,
+  .size_bytes = 4096, .dtype = DTYPE_FP32, .kind = KIND_TENSOR,
 };
 
 /* Publish and check with the identity a producer gives generation G.  */
@@ -128,7 +129,10 @@ test_create (void)
   ok ((uint64_t) st.st_blocks * 512 >= a.map_bytes, "every page is allocated up front");
   const struct arena_header *h = a.header;
   ok (h->magic == ARENA_MAGIC && memcmp (h, "ABAREN01", 8) == 0 && h->version == ARENA_VERSION,
-      "header starts with the magic 'ABAREN01' and version 1");
+      "header starts with the magic 'ABAREN01' and version %d", ARENA_VERSION);
+  ok (h->size_bytes == 4096 && h->dtype == DTYPE_FP32 && h->kind == KIND_TENSOR
+      && h->run_id == 42 && h->workers == 1 && h->epochs == 1,
+      "header holds the run's identity and what its items are (size, dtype, kind)");
   ok (h->backend == ARENA_POOL && h->slot_count == 4 && h->slot_bytes == page
       && h->header_bytes == page && h->capacity == 4 * page && h->flags == ARENA_FLAG_PIN
       && arena_pinned (&a) && h->producer_pid == getpid () && h->consumer_pid == 0
@@ -607,12 +611,21 @@ test_attach_refusals (void)
   } edits[] = {
     { offsetof (struct arena_header, magic), 8, 0x4e4552414241ULL,
       "wrong magic number (not an arenabench arena)" },
-    { offsetof (struct arena_header, version), 4, 1, "unsupported arena layout version" },
-    { offsetof (struct arena_header, version), 4, 3, "unsupported arena layout version" },
+    { offsetof (struct arena_header, version), 4, 1,
+      "unsupported arena layout version 1 (this program reads version 3)" },
+    { offsetof (struct arena_header, version), 4, 2,
+      "unsupported arena layout version 2 (this program reads version 3)" },
+    { offsetof (struct arena_header, version), 4, 4,
+      "unsupported arena layout version 4 (this program reads version 3)" },
     { offsetof (struct arena_header, workers), 4, 0, "bad workers, epochs or items in header" },
     { offsetof (struct arena_header, worker), 4, 1, "bad workers, epochs or items in header" },
     { offsetof (struct arena_header, epochs), 4, 0, "bad workers, epochs or items in header" },
     { offsetof (struct arena_header, items), 8, 0, "bad workers, epochs or items in header" },
+    { offsetof (struct arena_header, size_bytes), 8, 0, "bad size_bytes, dtype or kind in header" },
+    { offsetof (struct arena_header, size_bytes), 8, PAYLOAD_MAX_SIZE + 1,
+      "bad size_bytes, dtype or kind in header" },
+    { offsetof (struct arena_header, dtype), 4, DTYPE_COUNT, "bad size_bytes, dtype or kind in header" },
+    { offsetof (struct arena_header, kind), 4, KIND_COUNT, "bad size_bytes, dtype or kind in header" },
     { offsetof (struct arena_header, backend), 4, 2, "unknown backend in header" },
     { offsetof (struct arena_header, slot_count), 4, 0, "bad slot count in header" },
     { offsetof (struct arena_header, slot_count), 4, ARENA_MAX_SLOTS + 1, "bad slot count in header" },

@@ -316,12 +316,54 @@ test_mismatch_reports (void)
   ok (check.mismatches == 1 && check.leaf == 1 && check.index == 10 && check.expected == want
       && check.actual == 200, "fp16 nested: leaf 1 index 10 expected %u actual 200", want);
 
-  /* Padding between leaves is not checked: it carries no value.  */
+  /* Padding between leaves must be zero: every byte of an item is checked. */
   payload_fill (&layout, 3, item);
-  item[layout.leaves[1].offset - 1] = 0x77;
+  uint64_t gap = layout.leaves[1].offset - 1;
+  item[gap] = 0x77;
   payload_verify (&layout, 3, item, &check);
-  ok (check.mismatches == 0, "bytes between leaves are not part of the check");
+  ok (check.mismatches == 1 && check.padding == 1 && check.found && check.in_padding
+      && check.index == gap && check.expected == 0 && check.actual == 0x77,
+      "fp16 nested: padding byte %" PRIu64 " before leaf 1 reported, expected 0, actual 119",
+      gap);
+
+  /* The first bad byte in item order is reported; both kinds counted.  */
+  memcpy (item + layout.leaves[1].offset + 10 * 2, &h, sizeof h);
+  item[layout.leaves[2].offset - 2] = 1;
+  payload_verify (&layout, 3, item, &check);
+  ok (check.mismatches == 3 && check.padding == 2 && check.in_padding && check.index == gap,
+      "fp16 nested: an element and two padding bytes counted, the first padding byte reported");
+  item[gap] = 0;
+  payload_verify (&layout, 3, item, &check);
+  ok (check.mismatches == 2 && check.padding == 1 && !check.in_padding && check.leaf == 1
+      && check.index == 10, "fp16 nested: a bad element before bad padding is reported first");
   free (item);
+
+  /* Every gap of every dtype: a byte set in it is found, its neighbours
+     are leaf bytes.  */
+  unsigned gaps = 0, found = 0;
+  for (int d = 0; d < DTYPE_COUNT; d++)
+    for (uint64_t size = 1; size < 300; size += 7)
+      {
+        payload_layout_init (&layout, size, d, KIND_NESTED);
+        item = xmalloc (layout.bytes);
+        for (unsigned l = 1; l < layout.nleaves; l++)
+          {
+            uint64_t from = layout.leaves[l - 1].offset
+                            + layout.leaves[l - 1].count * payload_dtypes[d].itemsize;
+            for (uint64_t b = from; b < layout.leaves[l].offset; b++)
+              {
+                payload_fill (&layout, size, item);
+                item[b] = 0x80;
+                payload_verify (&layout, size, item, &check);
+                gaps++;
+                found += check.mismatches == 1 && check.padding == 1 && check.in_padding
+                         && check.index == b && check.actual == 0x80;
+              }
+          }
+        free (item);
+      }
+  ok (gaps > 1000 && found == gaps, "a nonzero byte anywhere in padding is found (%u of %u)",
+      found, gaps);
 }
 
 static char *
