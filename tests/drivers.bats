@@ -521,8 +521,18 @@ fake_gpu() {
 
 @test "pinned-arena's GPU arms (stand-in h2d-check): pinned, pageable, staged, fill-only, raw-* rows once a repeat" {
   fake_gpu
-  PATH=$TMP/bin:$PATH run bash -c "pinned-arena --size 4K --items 4 --repeats 2 --staging-threads 3 --out '$TMP/pa' 2> /dev/null"
+  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run bash -c "pinned-arena --size 4K --items 4 --repeats 2 --staging-threads 3 --out '$TMP/pa' 2> /dev/null"
   assert_status 0
+  # The GPU consumer runs the pinned, pageable and staged arms; the
+  # fill-only arm's consumer (arena-consume) only releases.
+  # (2 repeats x pool, ring: pinned and pageable, --calibrate once a
+  # repeat; staged; a probe for a GPU and one for --staged.)
+  run bash -c "sort '$TMP/h2d.log' | uniq -c | sed 's/^ *//'"
+  assert_output "1 h2d-check --help
+6 h2d-check --inflight 4 --warmup-epochs 1 --report run
+2 h2d-check --inflight 4 --warmup-epochs 1 --report run --calibrate
+4 h2d-check --inflight 4 --warmup-epochs 1 --report run --staged --staging-threads 3
+1 h2d-check --report run"
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                { print $c["repeat"], $c["arm"], $c["pinned"], $c["staging_threads"] }' "$TMP/pa/raw.csv"
   assert_output "1 pool-pageable 0 
