@@ -25,8 +25,7 @@ teardown() {
   done
   if [ -n "$FORGED" ]; then rm -f "$FORGED"; fi
   for pid in "${HOLDERS[@]}"; do kill "$pid" 2> /dev/null || true; done
-  assert_no_arena_left
-  common_teardown
+  arena_teardown
 }
 
 # start_producer ROWS FILE ARGS...: arena-produce ARGS in the background,

@@ -8,11 +8,6 @@ setup() {
   PAGE=$(getconf PAGESIZE)
 }
 
-teardown() {
-  assert_no_arena_left
-  common_teardown
-}
-
 HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
 
 # Run arena-produce ARGS into arena-consume, keeping the handle rows in

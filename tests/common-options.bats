@@ -4,15 +4,6 @@
 
 load test-helper
 
-setup() {
-  common_setup
-}
-
-teardown() {
-  assert_no_arena_left
-  common_teardown
-}
-
 # command|first line of --help
 COMMANDS='arena-produce|Usage: arena-produce [OPTION]...
 arena-consume|Usage: arena-consume [OPTION]... < HANDLE-ROWS

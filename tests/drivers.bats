@@ -4,15 +4,6 @@
 
 load test-helper
 
-setup() {
-  common_setup
-}
-
-teardown() {
-  assert_no_arena_left
-  common_teardown
-}
-
 # A machine where h2d-check finds a GPU runs the GPU arms instead.
 gpu_here() {
   h2d-check --report run < /dev/null > /dev/null 2>&1

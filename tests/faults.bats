@@ -25,8 +25,7 @@ teardown() {
   for pid in "${BACKGROUND[@]}"; do
     finish "$pid" 2
   done
-  assert_no_arena_left
-  common_teardown
+  arena_teardown
 }
 
 # background CMD...: start CMD with bats' descriptors closed, remember it.

@@ -6,15 +6,6 @@
 load test-helper
 load checks
 
-setup() {
-  common_setup
-}
-
-teardown() {
-  assert_no_arena_left
-  common_teardown
-}
-
 # ------------------------------------------------ descriptors 0, 1 and 2
 
 @test "a consumer with stdout closed: exit 74, a write error, nothing written into an arena" {

@@ -21,8 +21,7 @@ teardown() {
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
-  assert_no_arena_left
-  common_teardown
+  arena_teardown
 }
 
 pipeline() {
