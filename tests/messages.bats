@@ -202,14 +202,9 @@ bench-summarize: no interval: fewer than 2 values, in 1 row (first: column 'v'\$
   # first 4 rows each and wait for space, so none of the 4 arenas can
   # finish while the consumer reads those 16 rows: it needs all 4 open at
   # once, and under 'ulimit -n 5' the third one fails.
-  arena-produce --workers 4 --size 4K --items 8 --timeout 10 > "$TMP/rows.csv" 2> /dev/null &
-  producer=$!
-  for _ in $(seq 200); do
-    [ "$(wc -l < "$TMP/rows.csv")" -ge 17 ] && break
-    sleep 0.05
-  done
+  produce_in_background 16 --workers 4 --size 4K --items 8 --timeout 10
   run bash -c '(exec > /dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; ulimit -n 5; exec arena-consume) < "$1"' _ "$TMP/rows.csv"
-  wait "$producer" || true
+  wait "$PRODUCER" || true
   assert_status 71
   [[ "$output" =~ ^arena-consume:\ line\ [0-9]+:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]+\':\ cannot\ open\ arena:\ Too\ many\ open\ files$ ]]
 }
@@ -217,9 +212,8 @@ bench-summarize: no interval: fewer than 2 values, in 1 row (first: column 'v'\$
 @test "an arena the system will not map: exit 71 with the errno text" {
   # A 32 MiB arena under a 16 MiB address-space limit, which sanitizers
   # and valgrind cannot start under.
-  [ -z "${VALGRIND:-}" ] || skip "valgrind needs more address space"
-  ! ldd "$(command -v arena-consume)" 2> /dev/null | grep -q libasan \
-    || skip "AddressSanitizer needs more address space"
+  ! valgrind_build || skip "valgrind needs more address space"
+  ! asan_build || skip "AddressSanitizer needs more address space"
   run bash -c 'arena-produce --size 8MiB --items 4 --timeout 5 2> /dev/null \
                | (ulimit -v 16384; exec arena-consume > /dev/null)'
   assert_status 71

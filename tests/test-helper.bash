@@ -124,6 +124,17 @@ assert_status() {
   fi
 }
 
+# usage_errors < TABLE: each line "COMMAND ARGS|MESSAGE" (ARGS split at
+# blanks) exits 64, printing exactly MESSAGE.
+usage_errors() {
+  local command message
+  while IFS='|' read -r command message; do
+    # shellcheck disable=SC2086
+    run $command < /dev/null
+    assert_status 64 && assert_output "$message" || { echo "from: $command" >&2; return 1; }
+  done
+}
+
 # configure --enable-valgrind: every CPU command a test runs goes through
 # valgrind memcheck, and any error it finds fails the command (exit 99).
 if [ -n "${VALGRIND:-}" ] && [ -n "${BATS_RUN_TMPDIR:-}" ]; then
