@@ -74,14 +74,9 @@ arena_name() {
 # ---------------------------------------------------------------- options
 
 @test "bad options exit 64 with one exact message" {
-  local args want
   mkdir "$TMP/dir"
   touch "$TMP/file"
-  while IFS='|' read -r args want; do
-    run bash -c "arena-consume ${args//@TMP@/$TMP} < /dev/null"
-    assert_status 64
-    assert_output "${want//@TMP@/$TMP}"
-  done <<'EOF'
+  usage_errors arena-consume <<'EOF'
 --report json|arena-consume: --report: invalid choice 'json' (choose from 'items', 'run')
 --report ''|arena-consume: --report: invalid choice '' (choose from 'items', 'run')
 --warmup-epochs -1|arena-consume: --warmup-epochs: invalid number '-1'
@@ -644,6 +639,7 @@ EOF2
 # ------------------------------------------------- a long-lived consumer
 
 @test "one consumer reading many producer runs: descriptors and mappings stay flat" {
+  ! valgrind_build || skip "valgrind's own heap is in the consumer's VmData and grows as valgrind runs"
   mkfifo "$TMP/pipe"
   arena-consume < "$TMP/pipe" > "$TMP/receipts.csv" 2> "$TMP/err" 3>&- &
   local consumer=$! i fds5= data5= maps

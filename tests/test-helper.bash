@@ -124,14 +124,15 @@ assert_status() {
   fi
 }
 
-# usage_errors < TABLE: each line "COMMAND ARGS|MESSAGE" (ARGS split at
-# blanks) exits 64, printing exactly MESSAGE.
+# usage_errors [COMMAND] < TABLE: each line "ARGS|MESSAGE" of the table,
+# run as the shell words "COMMAND ARGS" with @TMP@ standing for $TMP,
+# exits 64 printing exactly MESSAGE.
 usage_errors() {
-  local command message
-  while IFS='|' read -r command message; do
-    # shellcheck disable=SC2086
-    run $command < /dev/null
-    assert_status 64 && assert_output "$message" || { echo "from: $command" >&2; return 1; }
+  local args message
+  while IFS='|' read -r args message; do
+    run bash -c "${1:+$1 }${args//@TMP@/$TMP} < /dev/null"
+    assert_status 64 && assert_output "${message//@TMP@/$TMP}" ||
+      { echo "from: ${1:+$1 }$args" >&2; return 1; }
   done
 }
 
@@ -157,7 +158,8 @@ fi
 
 # The shim that puts each arena-produce's PID on the lists above: it runs
 # the arena-produce that PATH finds after its own directory (under
-# valgrind, the wrapper above) with exec, so the PID is the one in the
+# valgrind, the wrapper above; as nobody, who cannot read that, the
+# command itself) with exec, so the PID is the one in the
 # arena's name, and signals and exit status are the command's own.
 # tests/run-bats gives it a directory that nobody can read too (tests run
 # commands as nobody); bats' own is private.  Commands run with another
@@ -172,17 +174,16 @@ if [ -n "${BATS_RUN_TMPDIR:-}" ]; then
 for list in "${ARENABENCH_PRODUCERS:-}" "${ARENABENCH_RUN_PRODUCERS:-}"; do
   [ -z "$list" ] || { echo $$ >> "$list"; } 2> /dev/null || :
 done
+# The next arena-produce on PATH that this user can read: a run as
+# nobody passes by bats' private directories (valgrind's wrapper).
 here=${0%/*}
-path=:$PATH:
-while :; do
-  case $path in
-    *":$here:"*) path=${path%%":$here:"*}:${path#*":$here:"} ;;
-    *) break ;;
-  esac
+IFS=:
+for dir in $PATH; do
+  [ "$dir" != "$here" ] && [ -r "$dir/arena-produce" ] && [ -x "$dir/arena-produce" ] &&
+    exec "$dir/arena-produce" "$@"
 done
-path=${path#:}
-PATH=${path%:}
-exec arena-produce "$@"
+echo "arena-produce: not found on PATH after $here" >&2
+exit 127
 SHIM
     chmod 755 "$ARENABENCH_SHIM_DIR/arena-produce.$$"
     mv -f "$ARENABENCH_SHIM_DIR/arena-produce.$$" "$ARENABENCH_SHIM_DIR/arena-produce"
