@@ -711,6 +711,7 @@ EOF2
 # ------------------------------------------------- truncated under us
 
 @test "an arena truncated by another process mid-run: exit 65 naming it, never SIGBUS" {
+  ! valgrind_build || skip "memcheck: the siglongjmp out of the read on SIGBUS leaves the intake's buffers unreachable, lost at exit (reported in issue 22)"
   ! asan_build || skip "AddressSanitizer takes SIGBUS for itself"
   start_producer 3 "$TMP/rows.csv" --size 64K --items 3 --slots 4
   mkfifo "$TMP/pipe"
