@@ -26,8 +26,7 @@ teardown() {
   done
   if [ -n "$FORGED" ]; then rm -f "$FORGED"; fi
   for pid in "${HOLDERS[@]}"; do kill "$pid" 2> /dev/null || true; done
-  assert_no_arena_left
-  common_teardown
+  arena_teardown
 }
 
 # start_producer ROWS FILE ARGS...: arena-produce ARGS in the background,
@@ -76,14 +75,9 @@ arena_name() {
 # ---------------------------------------------------------------- options
 
 @test "bad options exit 64 with one exact message" {
-  local args want
   mkdir "$TMP/dir"
   touch "$TMP/file"
-  while IFS='|' read -r args want; do
-    run bash -c "arena-consume ${args//@TMP@/$TMP} < /dev/null"
-    assert_status 64
-    assert_output "${want//@TMP@/$TMP}"
-  done <<'EOF'
+  usage_errors arena-consume <<'EOF'
 --report json|arena-consume: --report: invalid choice 'json' (choose from 'items', 'run')
 --report ''|arena-consume: --report: invalid choice '' (choose from 'items', 'run')
 --warmup-epochs -1|arena-consume: --warmup-epochs: invalid number '-1'
@@ -687,6 +681,7 @@ EOF2
 # ------------------------------------------------- a long-lived consumer
 
 @test "one consumer reading many producer runs: descriptors and mappings stay flat" {
+  ! valgrind_build || skip "valgrind's own heap is in the consumer's VmData and grows as valgrind runs"
   mkfifo "$TMP/pipe"
   arena-consume < "$TMP/pipe" > "$TMP/receipts.csv" 2> "$TMP/err" 3>&- &
   local consumer=$! i fds5= data5= maps
@@ -758,6 +753,7 @@ EOF2
 # ------------------------------------------------- truncated under us
 
 @test "an arena truncated by another process mid-run: exit 65 naming it, never SIGBUS" {
+  ! valgrind_build || skip "memcheck: the siglongjmp out of the read on SIGBUS leaves the intake's buffers unreachable, lost at exit (reported in issue 22)"
   ! asan_build || skip "AddressSanitizer takes SIGBUS for itself"
   start_producer 3 "$TMP/rows.csv" --size 64K --items 3 --slots 4
   mkfifo "$TMP/pipe"

@@ -4,15 +4,6 @@
 
 load test-helper
 
-setup() {
-  common_setup
-}
-
-teardown() {
-  assert_no_arena_left
-  common_teardown
-}
-
 # A machine where h2d-check finds a GPU runs the GPU arms instead.
 gpu_here() {
   h2d-check --report run < /dev/null > /dev/null 2>&1
@@ -354,16 +345,23 @@ run_driver() {
   echo "$status"
 }
 
+# interrupted_driver SIGNAL WHO KEPT HEAD: pinned-arena, whose second
+# consumer sends SIGNAL to WHO (fake_consumer), exits 130 having kept KEPT
+# whole runs, and the first HEAD lines of its summary say so.
+interrupted_driver() {
+  fake_consumer 2 "$1" "$2"
+  [ "$(run_driver pinned-arena --cpu --size 4K --items 4 --repeats 50 --out "$TMP/pa")" -eq 130 ]
+  run grep -v '^bench-summarize: ' "$TMP/err"
+  assert_output "pinned-arena: interrupted after $3 of 200 runs; rows so far are in '$TMP/pa/raw.csv'"
+  [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq "$3" ]
+  run head -n "$4" "$TMP/pa/summary.txt"
+  assert_output "INTERRUPTED after $3 of 200 runs: this summary covers those runs only."
+}
+
 @test "pinned-arena on SIGTERM: exit 130, the rows so far kept and summarized as interrupted" {
   # After the second whole run: the driver stops after exactly two runs,
   # whatever the machine's speed.
-  fake_consumer 2 TERM driver
-  [ "$(run_driver pinned-arena --cpu --size 4K --items 4 --repeats 50 --out "$TMP/pa")" -eq 130 ]
-  run grep -v '^bench-summarize: ' "$TMP/err"
-  assert_output "pinned-arena: interrupted after 2 of 200 runs; rows so far are in '$TMP/pa/raw.csv'"
-  [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq 2 ]
-  run head -n 2 "$TMP/pa/summary.txt"
-  assert_output "INTERRUPTED after 2 of 200 runs: this summary covers those runs only."
+  interrupted_driver TERM driver 2 2
   cmp "$TMP/out" "$TMP/pa/summary.txt"
   [ -s "$TMP/pa/summary.csv" ]
 }
@@ -371,13 +369,7 @@ run_driver() {
 @test "pinned-arena on Ctrl-C (SIGINT to its process group): exit 130, the whole runs kept and summarized, no arena left" {
   # Ctrl-C during the second run: that run's consumer dies of it, so the
   # first run is the one kept.
-  fake_consumer 2 INT group
-  [ "$(run_driver pinned-arena --cpu --size 4K --items 4 --repeats 50 --out "$TMP/pa")" -eq 130 ]
-  run grep -v '^bench-summarize: ' "$TMP/err"
-  assert_output "pinned-arena: interrupted after 1 of 200 runs; rows so far are in '$TMP/pa/raw.csv'"
-  [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq 1 ]
-  run head -n 1 "$TMP/pa/summary.txt"
-  assert_output "INTERRUPTED after 1 of 200 runs: this summary covers those runs only."
+  interrupted_driver INT group 1 1
 }
 
 @test "h2d-sweep --from: GB/s from 0.1.0's GiB/s rows, limit per row, a verdict per size in numeric order" {
@@ -406,15 +398,11 @@ raw-pinned gb_per_s 42.9497"
 }
 
 @test "h2d-sweep and pinned-arena: --min-items and --staging-threads are positive integers" {
-  run h2d-sweep --min-items 0
-  assert_status 64
-  assert_output "h2d-sweep: --min-items: '0' is not a positive integer"
-  run h2d-sweep --staging-threads x
-  assert_status 64
-  assert_output "h2d-sweep: --staging-threads: 'x' is not a positive integer"
-  run pinned-arena --staging-threads 0
-  assert_status 64
-  assert_output "pinned-arena: --staging-threads: '0' is not a positive integer"
+  usage_errors <<'EOF'
+h2d-sweep --min-items 0|h2d-sweep: --min-items: '0' is not a positive integer
+h2d-sweep --staging-threads x|h2d-sweep: --staging-threads: 'x' is not a positive integer
+pinned-arena --staging-threads 0|pinned-arena: --staging-threads: '0' is not a positive integer
+EOF
 }
 
 @test "h2d-sweep --from with the memory columns: the footprint per arm and item size" {

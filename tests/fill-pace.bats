@@ -55,18 +55,12 @@ rows_of() {
 }
 
 @test "--fill-rate and --fill-chunk refuse bad values" {
-  run arena-produce --fill-rate 999999
-  assert_status 64
-  assert_output "arena-produce: --fill-rate: '999999' is below 1MB (bytes per second; 0 means no limit)"
-  run arena-produce --fill-rate fast
-  assert_status 64
-  assert_output "arena-produce: --fill-rate: invalid size 'fast' (use bytes or a suffix such as 64K, 8MiB, 1G)"
-  run arena-produce --fill-chunk 4100
-  assert_status 64
-  assert_output "arena-produce: --fill-chunk: '4100' is not a multiple of 64 bytes"
-  run arena-produce --fill-chunk 1K
-  assert_status 64
-  assert_output "arena-produce: --fill-chunk: size '1K' out of range [4096, 1073741824] bytes"
+  usage_errors <<'EOF'
+arena-produce --fill-rate 999999|arena-produce: --fill-rate: '999999' is below 1MB (bytes per second; 0 means no limit)
+arena-produce --fill-rate fast|arena-produce: --fill-rate: invalid size 'fast' (use bytes or a suffix such as 64K, 8MiB, 1G)
+arena-produce --fill-chunk 4100|arena-produce: --fill-chunk: '4100' is not a multiple of 64 bytes
+arena-produce --fill-chunk 1K|arena-produce: --fill-chunk: size '1K' out of range [4096, 1073741824] bytes
+EOF
 }
 
 @test "--cpu-list refuses malformed lists and CPUs the process may not use" {

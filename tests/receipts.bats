@@ -5,28 +5,14 @@
 load test-helper
 load checks
 
-setup() {
-  common_setup
-}
-
-teardown() {
-  assert_no_arena_left
-  common_teardown
-}
-
 @test "run report: shm_bytes equals the arena's size in /dev/shm as the kernel reports it" {
-  arena-produce --size 8MiB --items 4 --timeout 30 > "$TMP/rows.csv" &
-  producer=$!
-  for _ in $(seq 200); do
-    [ "$(wc -l < "$TMP/rows.csv")" -ge 5 ] && break
-    sleep 0.05
-  done
+  produce_in_background 4 --size 8MiB --items 4 --timeout 30
   arena=$(awk -F, 'NR == 2 { print $1 }' "$TMP/rows.csv")
   # What the kernel says: the object's size and the blocks tmpfs holds.
   size=$(stat -c %s "/dev/shm$arena")
   held=$(( $(stat -c %b "/dev/shm$arena") * $(stat -c %B "/dev/shm$arena") ))
   run arena-consume --report run < "$TMP/rows.csv"
-  wait "$producer"
+  wait "$PRODUCER"
   assert_status 0
   [ "$size" -eq "$MAPPING" ]
   shm=$(printf '%s\n' "$output" | column shm_bytes)
@@ -88,12 +74,7 @@ pool-pinned,pool,1"
   fi
   # 8 items through 4 slots: after the first 4 rows the arena is not
   # finished, so the consumer holds it, locked, while we look.
-  arena-produce --pin --size 8MiB --items 8 --timeout 30 > "$TMP/rows.csv" &
-  producer=$!
-  for _ in $(seq 200); do
-    [ "$(wc -l < "$TMP/rows.csv")" -ge 5 ] && break
-    sleep 0.05
-  done
+  produce_in_background 4 --pin --size 8MiB --items 8 --timeout 30
   mkfifo "$TMP/fifo"
   arena-consume --report run < "$TMP/fifo" > "$TMP/report.csv" &
   consumer=$!
@@ -105,14 +86,11 @@ pool-pinned,pool,1"
     [ "$locked" -gt 0 ] && break
     sleep 0.05
   done
-  for _ in $(seq 200); do
-    [ "$(wc -l < "$TMP/rows.csv")" -ge 9 ] && break
-    sleep 0.05
-  done
+  wait_rows "$TMP/rows.csv" 9
   tail -n +6 "$TMP/rows.csv" >&5
   exec 5>&-
   wait "$consumer"
-  wait "$producer"
+  wait "$PRODUCER"
   [ "$locked" -eq "$MAPPING" ]
   [ "$(column pinned_bytes < "$TMP/report.csv")" -eq "$locked" ]
 }

@@ -1,13 +1,17 @@
-# Shared by every .bats file: load it with `load test-helper`.
-
-# Our arenas are /dev/shm/arenabench.PID.*.  Each test notes those there
-# before it, and must end with no new one of ours whose creator has exited:
-# an arena of a live process may belong to a test running beside this one,
-# and one of another user to another benchmark (tests/run-bats gives the
-# suite a private /dev/shm where it can, and shares it otherwise).
+# Our arenas are /dev/shm/arenabench.PID.*, PID that of the arena-produce
+# that made them.  Every arena-produce a test starts by name goes through a
+# shim (below) that notes its PID in $ARENABENCH_PRODUCERS, this test's
+# list, before it execs the command (which keeps the PID).  A test must end
+# with no arena of a PID of its list whose creator has exited: whatever
+# else is in /dev/shm (a test running beside this one, another user's
+# benchmark) is not its business.  tests/run-bats checks the same for the
+# whole file, through $ARENABENCH_RUN_PRODUCERS.
 common_setup() {
   TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/arenabench-test.XXXXXX")
   ls /dev/shm 2> /dev/null | grep '^arenabench\.' > "$TMP/shm.before" || true
+  ARENABENCH_PRODUCERS=$TMP/producers
+  : > "$ARENABENCH_PRODUCERS"
+  export ARENABENCH_PRODUCERS
 }
 
 common_teardown() {
@@ -58,13 +62,16 @@ produce_in_background() {
   wait_rows "$TMP/rows.csv" $((rows + 1)) || { cat "$TMP/rows.err" >&2; return 1; }
 }
 
+# An arena of ours: its creator's PID is on this test's list, it is new
+# since the test began, owned by us, and its creator has exited.
 assert_no_arena_left() {
   local name pid left=
   for name in $(ls /dev/shm 2> /dev/null | grep '^arenabench\.'); do
-    grep -qxF "$name" "$TMP/shm.before" && continue
-    [ -O "/dev/shm/$name" ] || continue
     pid=${name#arenabench.}
     pid=${pid%%.*}
+    grep -qxF "$pid" "$ARENABENCH_PRODUCERS" 2> /dev/null || continue
+    grep -qxF "$name" "$TMP/shm.before" && continue
+    [ -O "/dev/shm/$name" ] || continue
     kill -0 "$pid" 2> /dev/null && continue
     left+=" $name"
   done
@@ -117,6 +124,18 @@ assert_status() {
   fi
 }
 
+# usage_errors [COMMAND] < TABLE: each line "ARGS|MESSAGE" of the table,
+# run as the shell words "COMMAND ARGS" with @TMP@ standing for $TMP,
+# exits 64 printing exactly MESSAGE.
+usage_errors() {
+  local args message
+  while IFS='|' read -r args message; do
+    run bash -c "${1:+$1 }${args//@TMP@/$TMP} < /dev/null"
+    assert_status 64 && assert_output "${message//@TMP@/$TMP}" ||
+      { echo "from: ${1:+$1 }$args" >&2; return 1; }
+  done
+}
+
 # configure --enable-valgrind: every CPU command a test runs goes through
 # valgrind memcheck, and any error it finds fails the command (exit 99).
 if [ -n "${VALGRIND:-}" ] && [ -n "${BATS_RUN_TMPDIR:-}" ]; then
@@ -134,6 +153,44 @@ WRAP
   case ":$PATH:" in
     *":$ARENABENCH_VALGRIND_DIR:"*) ;;
     *) PATH=$ARENABENCH_VALGRIND_DIR:$PATH; export PATH ;;
+  esac
+fi
+
+# The shim that puts each arena-produce's PID on the lists above: it runs
+# the arena-produce that PATH finds after its own directory (under
+# valgrind, the wrapper above; as nobody, who cannot read that, the
+# command itself) with exec, so the PID is the one in the
+# arena's name, and signals and exit status are the command's own.
+# tests/run-bats gives it a directory that nobody can read too (tests run
+# commands as nobody); bats' own is private.  Commands run with another
+# PATH (contrib drivers put ../src first in an in-tree build) pass it by,
+# and their arenas are not counted.
+if [ -n "${BATS_RUN_TMPDIR:-}" ]; then
+  ARENABENCH_SHIM_DIR=${ARENABENCH_SHIM_DIR:-$BATS_RUN_TMPDIR/producer-bin}
+  if [ ! -x "$ARENABENCH_SHIM_DIR/arena-produce" ]; then
+    mkdir -p "$ARENABENCH_SHIM_DIR"
+    cat > "$ARENABENCH_SHIM_DIR/arena-produce.$$" <<'SHIM'
+#!/bin/sh
+for list in "${ARENABENCH_PRODUCERS:-}" "${ARENABENCH_RUN_PRODUCERS:-}"; do
+  [ -z "$list" ] || { echo $$ >> "$list"; } 2> /dev/null || :
+done
+# The next arena-produce on PATH that this user can read: a run as
+# nobody passes by bats' private directories (valgrind's wrapper).
+here=${0%/*}
+IFS=:
+for dir in $PATH; do
+  [ "$dir" != "$here" ] && [ -r "$dir/arena-produce" ] && [ -x "$dir/arena-produce" ] &&
+    exec "$dir/arena-produce" "$@"
+done
+echo "arena-produce: not found on PATH after $here" >&2
+exit 127
+SHIM
+    chmod 755 "$ARENABENCH_SHIM_DIR/arena-produce.$$"
+    mv -f "$ARENABENCH_SHIM_DIR/arena-produce.$$" "$ARENABENCH_SHIM_DIR/arena-produce"
+  fi
+  case ":$PATH:" in
+    *":$ARENABENCH_SHIM_DIR:"*) ;;
+    *) PATH=$ARENABENCH_SHIM_DIR:$PATH; export PATH ;;
   esac
 fi
 
