@@ -56,25 +56,20 @@ static const struct csv_column config_table[] = {
   { NULL, NULL },
 };
 
-struct consumer_config_cells
-consumer_config_cells_of (const struct run_config *config, const char *arm, bool pinned)
+void
+consumer_config_of_item (struct consumer_config_cells *cells, const struct consumer_item *item)
 {
-  return (struct consumer_config_cells) {
-    .arm = arm,
+  const struct run_config *config = &item->row.config;
+  *cells = (struct consumer_config_cells) {
+    .arm = item->arm,
     .backend = arena_backend_names[config->backend],
     .dtype = payload_dtypes[config->dtype].name,
     .kind = payload_kind_names[config->kind],
-    .pinned = pinned,
+    .pinned = item->source_pinned,
     .size_bytes = config->size_bytes,
     .workers = config->workers,
     .slots = config->slots,
   };
-}
-
-void
-consumer_config_of_item (struct consumer_config_cells *cells, const struct consumer_item *item)
-{
-  *cells = consumer_config_cells_of (&item->row.config, item->arm, item->source_pinned);
 }
 
 #define ITEM_U64(name, expr) \

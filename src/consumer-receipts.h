@@ -9,11 +9,6 @@
    page-lock was refused.  */
 const char *consumer_achieved_arm (const struct run_config *config, bool pinned);
 
-/* The configuration cells of a row of CONFIG, run as ARM, PINNED or not:
-   an item's receipt and the run report share them.  */
-struct consumer_config_cells consumer_config_cells_of (const struct run_config *config,
-                                                       const char *arm, bool pinned);
-
 /* The configuration cells of ITEM's receipt.  */
 void consumer_config_of_item (struct consumer_config_cells *cells,
                               const struct consumer_item *item);

@@ -477,7 +477,16 @@ print_run_report (struct consumer *c)
   const struct run_config *config = &c->first_config;
   uint64_t sink_pinned = c->sink->pinned_bytes ? c->sink->pinned_bytes (c->sink->context) : 0;
   struct consumer_run_receipt r = {
-    .config = consumer_config_cells_of (config, arm_of (c, config, c->all_pinned), c->all_pinned),
+    .config = {
+      .arm = arm_of (c, config, c->all_pinned),
+      .backend = arena_backend_names[config->backend],
+      .pinned = c->all_pinned,
+      .size_bytes = config->size_bytes,
+      .dtype = payload_dtypes[config->dtype].name,
+      .kind = payload_kind_names[config->kind],
+      .workers = config->workers,
+      .slots = config->slots,
+    },
     .items = c->measured_items,
     .bytes = c->measured_bytes,
     .seconds = seconds,
