@@ -27,8 +27,10 @@ load checks
   after=$(printf '%s\n' "$output" | column pss_after_bytes)
   peak=$(printf '%s\n' "$output" | column rss_peak_bytes)
   grown=$((after - before))
-  # Pages the producer still maps count half (PSS shares them out).
-  [ "$grown" -ge $((MAPPING / 2)) ] || { echo "PSS grew $grown, mapping $MAPPING" >&2; return 1; }
+  # Pages the producer still maps count half (PSS shares them out), and
+  # the consumer's share of its shared libraries falls as other processes
+  # map them too (a loaded machine): half the mapping, less 1 MiB.
+  [ "$grown" -ge $((MAPPING / 2 - 1048576)) ] || { echo "PSS grew $grown, mapping $MAPPING" >&2; return 1; }
   [ "$grown" -le $((MAPPING + 8 * 1048576)) ] || { echo "PSS grew $grown" >&2; return 1; }
   [ "$peak" -ge "$after" ] || [ "$peak" -ge $((MAPPING)) ]
 }
