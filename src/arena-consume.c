@@ -135,16 +135,21 @@ static void
 cpu_process (void *context, struct consumer *consumer, const struct consumer_item *item)
 {
   struct cpu_sink *sink = context;
-  struct consumer_result result = { 0 };
+  struct consumer_result result = { .stages.copy_stream = -1 };
   if (sink->verify)
     {
       uint64_t start = clock_now_ns ();
       payload_verify (&item->row.layout, item->row.sequence, item->data, &result.check);
-      result.verify_ns = clock_now_ns () - start;
+      uint64_t end = clock_now_ns ();
+      result.verify_ns = end - start;
+      result.stages.at[TRACE_CHECK_START] = start;
+      result.stages.at[TRACE_CHECK_END] = end;
     }
   if (sink->save_dir)
     save_leaves (sink, item);
   consumer_release (consumer, item);
+  if (consumer_tracing (consumer))
+    result.stages.at[TRACE_RELEASE] = clock_now_ns ();
   consumer_complete (consumer, item, &result);
 }
 

@@ -265,13 +265,14 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
                                                 STDOUT_FILENO, &row.handle);
           if (st != ARENA_OK)
             worker_failed (worker, st, cfg, "waiting for space");
-          uint64_t start = clock_now_ns ();
+          row.fill_start_ns = clock_now_ns ();
           fill_pace_fill (&pace, &row.layout, row.sequence, arena->base + row.handle.offset,
                           cfg->store);
-          row.gen_ns = clock_now_ns () - start;
+          row.gen_ns = clock_now_ns () - row.fill_start_ns;
           struct arena_item item = { .sequence = row.sequence, .epoch = epoch };
           arena_publish (arena, &row.handle, &item,
                          epoch + 1 == cfg->run.epochs && index + 1 == cfg->run.items);
+          row.row_ns = clock_now_ns ();
           handle_row_format (&line, &row);
           write_row (worker, &line, row.gen_ns);
         }

@@ -53,6 +53,7 @@ struct consumer
   uint64_t pin_ns, pinned_bytes, shm_bytes;
   bool all_pinned;
   bool pin_warned;
+  struct trace *trace;        /* --trace, or NULL */
 };
 
 /* die() runs this: tell every producer we are gone so none waits out its
@@ -95,6 +96,9 @@ consumer_option (int code, const char *arg, struct consumer_options *options)
       return true;
     case CONSUMER_OPT_TIMEOUT:
       options->timeout_s = options_double ("--timeout", arg, 0.001, 1e6);
+      return true;
+    case CONSUMER_OPT_TRACE:
+      options->trace_path = arg;
       return true;
     default:
       return false;
@@ -431,10 +435,37 @@ consumer_release (struct consumer *c, const struct consumer_item *item)
     consumer_release_failed (item, why);
 }
 
+bool
+consumer_tracing (const struct consumer *c)
+{
+  return c->trace != NULL;
+}
+
+/* ITEM's stages: the sink's, and the producer's and ours from its row.  */
+static void
+trace_item (struct consumer *c, const struct consumer_item *item,
+            const struct consumer_result *result)
+{
+  struct trace_item t = result->stages;
+  const struct handle_row *row = &item->row;
+  t.sequence = row->sequence;
+  t.bytes = row->handle.bytes;
+  t.worker = row->worker;
+  t.epoch = row->epoch;
+  t.at[TRACE_FILL_START] = row->fill_start_ns;
+  t.at[TRACE_FILL_END] = row->fill_start_ns ? row->fill_start_ns + row->gen_ns : 0;
+  t.at[TRACE_ROW] = row->row_ns;
+  t.at[TRACE_WAIT_START] = item->arrive_ns - item->wait_ns;
+  t.at[TRACE_READ] = item->arrive_ns;
+  trace_add (c->trace, &t);
+}
+
 void
 consumer_complete (struct consumer *c, const struct consumer_item *item,
                    const struct consumer_result *result)
 {
+  if (c->trace)
+    trace_item (c, item, result);
   const struct payload_check *check = &result->check;
   if (check->mismatches)
     {
@@ -517,6 +548,8 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
   c.shm_avail_before = machine_fs_avail_bytes ("/dev/shm");
   active_consumer = &c;
   die_set_cleanup (consumer_cleanup);
+  if (options->trace_path)
+    c.trace = trace_open (options->trace_path, program_name, sink->trace_copy_streams);
   c.idle_since_ns = clock_now_ns ();
   /* Another process may truncate an arena under us: say so, do not die
      of SIGBUS.  */
@@ -553,6 +586,8 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
 
   if (options->report == REPORT_RUN)
     print_run_report (&c);
+  if (c.trace)
+    trace_close (c.trace);
   sources_free (&c.sources, unpin_source, (void *) sink, false);
   arena_fault_catch (NULL);
   active_consumer = NULL;

@@ -9,6 +9,7 @@
 #include "csv-writer.h"
 #include "handle-row.h"
 #include "options.h"
+#include "trace.h"
 #include "payload.h"
 
 enum report_mode { REPORT_ITEMS, REPORT_RUN };
@@ -41,6 +42,10 @@ struct consumer_result
      the true time so the window ends at the last check, not at EOF.  */
   uint64_t done_ns;
   const void *extra;            /* sink-specific, for its receipt columns */
+  /* With --trace (consumer_tracing): what the sink did to it and when
+     (check, release; the copy on the GPU), CLOCK_MONOTONIC ns, 0 unknown;
+     the consumer adds what the row and its reading tell.  */
+  struct trace_item stages;
 };
 
 /* The configuration columns that begin every receipt row, an item's or a
@@ -109,6 +114,8 @@ struct consumer_sink
   uint64_t (*pinned_bytes) (void *context);
   /* The run report's EXTRA for run_columns.  */
   const void *(*run_extra) (void *context);
+  /* Copy-stream tracks in its --trace (0: it copies nothing).  */
+  unsigned trace_copy_streams;
 };
 
 struct consumer_options
@@ -119,6 +126,7 @@ struct consumer_options
   bool report_given;            /* --report was on the command line */
   bool require_pin;             /* a refused page-lock is fatal (71) */
   double timeout_s;             /* longest wait for a row; 0: no limit */
+  const char *trace_path;       /* --trace FILE, or NULL */
 };
 
 /* Options every consumer takes; a command numbers its own from
@@ -130,6 +138,7 @@ enum
   CONSUMER_OPT_REPORT,
   CONSUMER_OPT_REQUIRE_PIN,
   CONSUMER_OPT_TIMEOUT,
+  CONSUMER_OPT_TRACE,
   CONSUMER_OPT_FIRST_PRIVATE
 };
 
@@ -138,7 +147,8 @@ enum
   { "warmup-epochs", required_argument, NULL, CONSUMER_OPT_WARMUP_EPOCHS }, \
   { "report", required_argument, NULL, CONSUMER_OPT_REPORT }, \
   { "require-pin", no_argument, NULL, CONSUMER_OPT_REQUIRE_PIN }, \
-  { "timeout", required_argument, NULL, CONSUMER_OPT_TIMEOUT }
+  { "timeout", required_argument, NULL, CONSUMER_OPT_TIMEOUT }, \
+  { "trace", required_argument, NULL, CONSUMER_OPT_TRACE }
 
 /* --help lines of --warmup-epochs, --report and --require-pin.  */
 #define CONSUMER_OPTIONS_HELP "\
@@ -148,7 +158,10 @@ enum
   --require-pin         fail (71) when an arena marked for pinning cannot be\n\
                         page-locked, instead of using it pageable\n\
   --timeout SECONDS     give up (exit 75) when no row arrives for SECONDS\n\
-                        (default: wait for as long as the input is open)\n"
+                        (default: wait for as long as the input is open)\n\
+  --trace FILE          write every item's stages (fill, row, read, copy,\n\
+                        check, release) to FILE as Chrome trace-event JSON,\n\
+                        for Perfetto or chrome://tracing\n"
 
 /* Defaults: verify, no warm-up, a receipt per item.  */
 void consumer_options_init (struct consumer_options *options);
@@ -172,6 +185,9 @@ void consumer_release (struct consumer *consumer, const struct consumer_item *it
    consumer_release_failed from the main thread.  */
 bool consumer_try_release (const struct consumer_item *item, const char **why);
 _Noreturn void consumer_release_failed (const struct consumer_item *item, const char *why);
+
+/* Whether --trace asked for the items' stages (consumer_result.stages). */
+bool consumer_tracing (const struct consumer *consumer);
 
 /* The sink has finished ITEM: record it and print its receipt.  */
 void consumer_complete (struct consumer *consumer, const struct consumer_item *item,

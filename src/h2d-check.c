@@ -3,8 +3,10 @@
    check every element on the GPU, print receipts. */
 #include "system.h"
 #include "arena.h"
+#include "ceiling.h"
 #include "clock.h"
 #include "consumer.h"
+#include "copy-idle.h"
 #include "die.h"
 #include "gpu.h"
 #include "h2d-pipeline.h"
@@ -18,6 +20,11 @@
 
 /* Copies per --calibrate figure, after gpu_raw_copy_gbps's warm-up.  */
 #define CALIBRATE_REPEATS 31
+
+/* The ceiling row's warm-up and measured time, as the reference probe
+   runs it (a second holds about six thousand 8 MiB copies).  */
+#define CEILING_WARMUP_S 0.25
+#define CEILING_SECONDS 1.0
 
 enum
 {
@@ -49,7 +56,7 @@ that the padding between leaves is zero) on the GPU, and print CSV receipts.\n\
   --device N            CUDA device (default $LOCAL_RANK, else 0)\n\
   --inflight K          buffers in flight, each one item or a batch of small\n\
                         ones: copies of later batches overlap the checks of\n\
-                        earlier ones (default 2)\n\
+                        earlier ones (default 4)\n\
   --copy-streams N      streams the copies take turns on, 1 to 4 (default 2)\n\
   --staged              copy as pin_memory loaders do: the arena stays\n\
                         pageable (even if marked for pinning), threads copy\n\
@@ -61,7 +68,10 @@ that the padding between leaves is zero) on the GPU, and print CSV receipts.\n\
   fputs ("\
   --calibrate           after the run, add rows with the raw copy bandwidth\n\
                         of one item from pinned memory, malloc'd memory and\n\
-                        pageable shared memory (implies --report run)\n\
+                        pageable shared memory, and the 'ceiling' row: the\n\
+                        run's producers as threads filling page-locked\n\
+                        slots while the copy engine drains them, in one\n\
+                        process (1.25 s; implies --report run)\n\
   --no-verify           copy items without checking their values\n\
 ", stdout);
   fputs (OPTIONS_HELP_DESCRIPTION, stdout);
@@ -83,6 +93,11 @@ struct flight
 {
   struct consumer_item item;
   const char *_Atomic release_why;
+  /* For the idle accounting: its producer's previous row, and how long
+     the consumer waited for a buffer before submitting it.  */
+  uint64_t previous_row_ns;
+  uint64_t blocked_from_ns, blocked_to_ns;
+  enum copy_idle_cause blocked_on;
 };
 
 struct gpu_sink
@@ -99,6 +114,12 @@ struct gpu_sink
   bool have_config;
   uint64_t item_bytes;
   uint64_t items, bytes, wait_ns, h2d_ns, verify_ns;
+  struct copy_idle idle;
+  uint64_t *last_row_ns;        /* per worker: its latest row read */
+  uint32_t workers;
+  /* Why the latest wait for a buffer lasted: the retired batch's check
+     or its release, whichever ended last.  */
+  enum copy_idle_cause last_wait_cause;
   struct gpu_info gpu;
   struct machine_info host;
 };
@@ -151,9 +172,31 @@ finish (struct gpu_sink *sink, struct consumer *consumer, const struct h2d_outco
       sink->h2d_ns += out->h2d_ns;
       sink->verify_ns += out->verify_ns;
     }
+  if (out->first_of_batch)
+    {
+      struct copy_idle_batch b = {
+        .copy_start_ns = out->copy_start_ns, .copy_end_ns = out->copy_end_ns,
+        .submit_ns = out->submit_ns, .fill_start_ns = item->row.fill_start_ns,
+        .row_ns = item->row.row_ns, .read_ns = item->arrive_ns,
+        .previous_row_ns = f->previous_row_ns, .blocked_from_ns = f->blocked_from_ns,
+        .blocked_to_ns = f->blocked_to_ns, .blocked_on = f->blocked_on,
+      };
+      copy_idle_add (&sink->idle, &b, item->measured);
+    }
+  sink->last_wait_cause = out->release_ns > out->check_end_ns ? IDLE_RELEASE : IDLE_CHECK;
   struct consumer_result result = {
     .check = out->check, .verify_ns = out->verify_ns, .done_ns = out->done_ns, .extra = out,
   };
+  if (consumer_tracing (consumer))
+    {
+      result.stages.copy_stream = (int) out->copy_stream;
+      result.stages.at[TRACE_SUBMIT] = out->submit_ns;
+      result.stages.at[TRACE_COPY_START] = out->copy_start_ns;
+      result.stages.at[TRACE_COPY_END] = out->copy_end_ns;
+      result.stages.at[TRACE_CHECK_START] = out->check_start_ns;
+      result.stages.at[TRACE_CHECK_END] = out->check_end_ns;
+      result.stages.at[TRACE_RELEASE] = out->release_ns;
+    }
   consumer_complete (consumer, item, &result);
 }
 
@@ -182,6 +225,8 @@ gpu_process (void *context, struct consumer *consumer, const struct consumer_ite
       uint64_t share = (uint64_t) item->row.config.workers * item->row.config.slots / 8;
       h2d_pipeline_batch_items (pipe, share < H2D_BATCH_ITEMS ? (unsigned) share
                                                               : H2D_BATCH_ITEMS);
+      sink->workers = item->row.config.workers;
+      sink->last_row_ns = xcalloc (sink->workers, sizeof *sink->last_row_ns);
     }
 
   struct flight *f = &sink->flights[sink->next];
@@ -197,12 +242,25 @@ gpu_process (void *context, struct consumer *consumer, const struct consumer_ite
      flight.  */
   while (retire_one (sink, consumer, false))
     continue;
-  while (!h2d_pipeline_ready (pipe, &work))
-    retire_one (sink, consumer, true);
+  uint64_t blocked_from = 0, blocked_to = 0;
+  if (!h2d_pipeline_ready (pipe, &work))
+    {
+      blocked_from = clock_now_ns ();
+      while (!h2d_pipeline_ready (pipe, &work))
+        retire_one (sink, consumer, true);
+      blocked_to = clock_now_ns ();
+    }
 
   sink->next = (sink->next + 1) % sink->nflights;
   f->item = *item;
   atomic_store (&f->release_why, NULL);
+  f->blocked_from_ns = blocked_from;
+  f->blocked_to_ns = blocked_to;
+  f->blocked_on = sink->last_wait_cause;
+  /* Rows of one run name workers below the run's count (handle-row.c).  */
+  uint32_t w = item->row.worker < sink->workers ? item->row.worker : 0;
+  f->previous_row_ns = sink->last_row_ns[w];
+  sink->last_row_ns[w] = item->row.row_ns;
   h2d_pipeline_submit (pipe, &work);
 }
 
@@ -269,6 +327,7 @@ struct gpu_run
   const struct gpu_sink *sink;
   uint64_t inflight, staging_threads;
   double wait_s, h2d_s, h2d_gb_per_s, verify_s;   /* NaN: empty */
+  double idle_s, idle_cause_s[IDLE_CAUSE_COUNT];  /* NaN: empty */
 };
 
 #define GPU_RUN(row) ((const struct gpu_run *) ((const struct consumer_run_receipt *) (row))->extra)
@@ -303,6 +362,17 @@ GPU_STR (pcie, sink->gpu.pcie)
 GPU_STR (cpu, sink->host.cpu)
 GPU_STR (version, sink->host.version)
 
+GPU_FIXED (idle_s, 6)
+
+#define IDLE_CAUSE(cause) \
+  static void run_##cause (struct csv_line *line, const void *row) \
+  { csv_line_fixed (line, GPU_RUN (row)->idle_cause_s[cause], 6); }
+IDLE_CAUSE (IDLE_NO_ROW)
+IDLE_CAUSE (IDLE_NO_SLOT)
+IDLE_CAUSE (IDLE_CHECK)
+IDLE_CAUSE (IDLE_RELEASE)
+IDLE_CAUSE (IDLE_OTHER)
+
 static void
 run_device (struct csv_line *line, const void *row)
 {
@@ -315,6 +385,10 @@ static const struct csv_column run_columns[] = {
   { "h2d_gb_per_s", run_h2d_gb_per_s }, { "verify_s", run_verify_s },
   { "gpu", run_gpu }, { "driver", run_driver }, { "cuda", run_cuda }, { "pcie", run_pcie },
   { "device", run_device }, { "cpu", run_cpu }, { "version", run_version },
+  { "idle_s", run_idle_s },
+  { "idle_no_row_s", run_IDLE_NO_ROW }, { "idle_no_slot_s", run_IDLE_NO_SLOT },
+  { "idle_check_s", run_IDLE_CHECK }, { "idle_release_s", run_IDLE_RELEASE },
+  { "idle_other_s", run_IDLE_OTHER },
   { NULL, NULL },
 };
 
@@ -337,34 +411,39 @@ gpu_run_extra (void *context)
     .h2d_s = (double) sink->h2d_ns / 1e9,
     .h2d_gb_per_s = gb_per_s (sink->bytes, sink->h2d_ns),
     .verify_s = sink->verify ? (double) sink->verify_ns / 1e9 : NAN,
+    .idle_s = (double) copy_idle_total_ns (&sink->idle) / 1e9,
   };
+  for (int c = 0; c < IDLE_CAUSE_COUNT; c++)
+    run.idle_cause_s[c] = (double) sink->idle.idle_ns[c] / 1e9;
   return &run;
 }
 
 /* One --calibrate row in the run report's columns: the configuration
-   with the arm named ARM and no backend, workers or slots; the median rate
-   GBPS of CALIBRATE_REPEATS copies of one item.  Memory columns do not
-   apply: the copies use buffers of their own.  */
+   with the arm named ARM, WORKERS and SLOTS (CSV_NONE: empty) and no
+   backend; ITEMS of the run's size moved in SECONDS.  Memory columns do
+   not apply: the copies use buffers of their own.  */
 static void
 put_calibration (const struct gpu_sink *sink, const struct consumer_sink *consumer_sink,
-                 const char *arm, bool pinned, double gbps)
+                 const char *arm, bool pinned, uint64_t items, double seconds,
+                 uint64_t workers, uint64_t slots)
 {
-  uint64_t total = sink->item_bytes * CALIBRATE_REPEATS;
-  double seconds = gbps > 0 ? (double) total / (gbps * 1e9) : 0;
+  uint64_t total = sink->item_bytes * items;
   double rate = seconds > 0 ? (double) total / seconds / 1e9 : 0;
   const struct run_config *config = &sink->config;
   struct gpu_run run = {
     .sink = sink, .inflight = 1, .wait_s = NAN, .h2d_s = seconds, .h2d_gb_per_s = rate,
-    .verify_s = NAN,
+    .verify_s = NAN, .idle_s = NAN,
   };
+  for (int c = 0; c < IDLE_CAUSE_COUNT; c++)
+    run.idle_cause_s[c] = NAN;
   struct consumer_run_receipt r = {
     .config = {
       .arm = arm, .backend = NULL, .pinned = pinned, .size_bytes = config->size_bytes,
       .dtype = payload_dtypes[config->dtype].name, .kind = payload_kind_names[config->kind],
-      .workers = CSV_NONE, .slots = CSV_NONE,
+      .workers = workers, .slots = slots,
     },
-    .items = CALIBRATE_REPEATS, .bytes = total, .seconds = seconds,
-    .items_per_s = seconds > 0 ? CALIBRATE_REPEATS / seconds : 0, .gb_per_s = rate,
+    .items = items, .bytes = total, .seconds = seconds,
+    .items_per_s = seconds > 0 ? (double) items / seconds : 0, .gb_per_s = rate,
     .cpu_s = NAN, .pin_ms = NAN, .mismatches = CSV_NONE, .warmup_epochs = CSV_NONE,
     .pinned_bytes = CSV_NONE, .shm_bytes = CSV_NONE,
     .shm_avail_before_bytes = CSV_NONE, .shm_avail_after_bytes = CSV_NONE,
@@ -372,6 +451,27 @@ put_calibration (const struct gpu_sink *sink, const struct consumer_sink *consum
     .extra = &run,
   };
   consumer_put_run_receipt (consumer_sink, &r);
+}
+
+/* The ceiling row: the run's producers, size and slots in one process,
+   filling page-locked slots while the copy engine drains them
+   (ceiling.h).  */
+static void
+ceiling_row (const struct gpu_sink *sink, const struct consumer_sink *consumer_sink)
+{
+  const struct run_config *config = &sink->config;
+  struct payload_layout layout;
+  payload_layout_init (&layout, config->size_bytes, config->dtype, config->kind);
+  struct ceiling_result c;
+  char why[200];
+  if (!ceiling_measure (&layout, STORE_AUTO, config->workers, config->slots, CEILING_WARMUP_S,
+                        CEILING_SECONDS, &c, why, sizeof why))
+    {
+      warn (0, "--calibrate: no ceiling row: %s", why);
+      return;
+    }
+  put_calibration (sink, consumer_sink, "ceiling", true, c.items, c.seconds, config->workers,
+                   c.slots);
 }
 
 static void
@@ -389,10 +489,17 @@ calibrate_rows (const struct gpu_sink *sink, const struct consumer_sink *consume
     { "raw-registered-shm", GPU_HOST_REGISTERED_SHM },
   };
   for (size_t i = 0; i < ARRAY_SIZE (raws); i++)
-    put_calibration (sink, consumer_sink, raws[i].arm,
-                     raws[i].memory == GPU_HOST_PINNED || raws[i].memory == GPU_HOST_REGISTERED_SHM,
-                     gpu_raw_copy_gbps (GPU_HOST_TO_DEVICE, raws[i].memory, bytes,
-                                        CALIBRATE_REPEATS));
+    {
+      double gbps = gpu_raw_copy_gbps (GPU_HOST_TO_DEVICE, raws[i].memory, bytes,
+                                       CALIBRATE_REPEATS);
+      /* The median copy's rate, as if CALIBRATE_REPEATS copies ran at it. */
+      double seconds = gbps > 0 ? (double) (bytes * CALIBRATE_REPEATS) / (gbps * 1e9) : 0;
+      put_calibration (sink, consumer_sink, raws[i].arm,
+                       raws[i].memory == GPU_HOST_PINNED
+                       || raws[i].memory == GPU_HOST_REGISTERED_SHM,
+                       CALIBRATE_REPEATS, seconds, CSV_NONE, CSV_NONE);
+    }
+  ceiling_row (sink, consumer_sink);
 }
 
 int
@@ -402,7 +509,7 @@ main (int argc, char **argv)
   struct consumer_options options;
   consumer_options_init (&options);
   struct gpu_sink gpu = { .device = -1 };
-  unsigned inflight = 2, copy_streams = H2D_COPY_STREAMS_DEFAULT;
+  unsigned inflight = H2D_INFLIGHT_DEFAULT, copy_streams = H2D_COPY_STREAMS_DEFAULT;
   bool calibrate = false, staged = false;
   int c;
   while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
@@ -452,6 +559,7 @@ main (int argc, char **argv)
   gpu_select (gpu.device);
   gpu_describe (gpu.device, &gpu.gpu);
   machine_describe (&gpu.host);
+  copy_idle_init (&gpu.idle);
   gpu.pipe = h2d_pipeline_open (inflight, copy_streams, gpu.verify, gpu.staging_threads);
   gpu.nflights = inflight * H2D_BATCH_ITEMS;
   gpu.flights = xcalloc (gpu.nflights, sizeof *gpu.flights);
@@ -469,11 +577,13 @@ main (int argc, char **argv)
     .arm = gpu.staging_threads ? gpu_staged_arm : NULL,
     .pinned_bytes = gpu_staging_bytes,
     .run_extra = gpu_run_extra,
+    .trace_copy_streams = copy_streams,
   };
   int status = consumer_run (&options, &sink);
   if (calibrate)
     calibrate_rows (&gpu, &sink);
   h2d_pipeline_close (gpu.pipe);
   free (gpu.flights);
+  free (gpu.last_row_ns);
   return status;
 }

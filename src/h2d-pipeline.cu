@@ -53,6 +53,18 @@ struct check_item
   unsigned nleaves;
 };
 
+/* A batch's descriptors travel as the check kernel's parameter, in the
+   launch itself: a copy of them would queue on the host-to-device copy
+   engine behind the next batch's items (on the H200 that held each
+   check, and so each buffer's reuse, about 0.2 ms, and left the link idle
+   15-20% of the time).  Kernel parameters may take 32 KiB since CUDA 12.1
+   on compute capability 7.0 and later.  */
+struct check_batch
+{
+  check_item items[H2D_BATCH_ITEMS];
+};
+static_assert (sizeof (check_batch) <= 32000, "check_batch must fit in a kernel's parameters");
+
 /* Element type traits: the bits the producer wrote for pattern value V,
    and how many elements one 16-byte load carries.  */
 template <int DTYPE> struct element;
@@ -124,11 +136,11 @@ check_padding (const unsigned char *item, unsigned long long from, unsigned long
    for the ragged tail, a few atomics per thread that saw a mismatch.  */
 template <int DTYPE>
 __global__ void
-check_kernel (const unsigned char *__restrict__ buffer, const check_item *__restrict__ items,
+check_kernel (const unsigned char *__restrict__ buffer, const __grid_constant__ check_batch batch,
               check_result *__restrict__ results)
 {
   typedef element<DTYPE> E;
-  const check_item &it = items[blockIdx.y];
+  const check_item &it = batch.items[blockIdx.y];
   const unsigned char *item = buffer + it.offset;
   const unsigned long long stride = (unsigned long long) gridDim.x * blockDim.x;
   const unsigned long long tid = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x;
@@ -173,15 +185,25 @@ check_kernel (const unsigned char *__restrict__ buffer, const check_item *__rest
     }
 }
 
-typedef void (*check_launcher) (const unsigned char *, const check_item *, check_result *,
+/* A batch's results start at zero: one small kernel, so that nothing of
+   the check travels through a copy engine the items' copies need.  */
+__global__ void
+clear_results (check_result *results, unsigned count)
+{
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count)
+    results[i] = check_result ();
+}
+
+typedef void (*check_launcher) (const unsigned char *, const check_batch &, check_result *,
                                 dim3, cudaStream_t);
 
 template <int DTYPE>
 static void
-launch_check (const unsigned char *buffer, const check_item *items, check_result *results,
+launch_check (const unsigned char *buffer, const check_batch &batch, check_result *results,
               dim3 blocks, cudaStream_t stream)
 {
-  check_kernel<DTYPE><<<blocks, 256, 0, stream>>> (buffer, items, results);
+  check_kernel<DTYPE><<<blocks, 256, 0, stream>>> (buffer, batch, results);
 }
 
 static const check_launcher check_launchers[DTYPE_COUNT] = {
@@ -215,12 +237,11 @@ struct copy_run
   const struct registration *reg;
 };
 
-/* A batch's descriptors and results, in one block copied to the device
-   before its check and whose results come back after: page-locked on the
-   host, one per buffer.  */
+/* A batch's results, copied back after its check (device-to-host: that
+   engine has nothing else to do): page-locked on the host, one per
+   buffer.  */
 struct batch_block
 {
-  check_item items[H2D_BATCH_ITEMS];
   check_result results[H2D_BATCH_ITEMS];
 };
 
@@ -239,8 +260,12 @@ struct flight
   payload_dtype dtype;
   bool launched;
   uint64_t done_ns;                 /* written by a host function */
-  uint64_t submit_ns;               /* for the trace */
+  uint64_t released_ns;             /* likewise */
+  uint64_t submit_ns;
+  unsigned copy_stream;
   uint64_t copy_ns, verify_ns;
+  /* Stage times on the host clock, taken at its first retire.  */
+  uint64_t copy_start_ns, copy_end_ns, check_start_ns, check_end_ns;
 };
 
 /* --staged: N threads (this one and N-1 helpers) copy a batch's items
@@ -284,10 +309,10 @@ struct h2d_pipeline
   unsigned batch_items;             /* at most H2D_BATCH_ITEMS */
   std::vector<registration> registrations;
   stager *stage;                    /* NULL: copies straight from the arena */
-  /* $ARENABENCH_H2D_TRACE: one line per retired item, times from ORIGIN. */
-  FILE *trace;
+  /* Device events go on the host clock through ORIGIN, an event whose
+     completion was seen at ORIGIN_NS.  */
   cudaEvent_t origin;
-  uint64_t origin_ns, traced;
+  uint64_t origin_ns;
 };
 
 static void
@@ -296,48 +321,27 @@ create_event (cudaEvent_t *event, bool timed)
   GPU_CHECK (cudaEventCreateWithFlags (event, timed ? cudaEventDefault : cudaEventDisableTiming));
 }
 
-/* Where the time of a run goes, item by item, when $ARENABENCH_H2D_TRACE
-   names a file: host times (submit, retire, done) in ns and device event
-   times (copy and check) in ms, both from one origin taken at open.  */
+/* The host clock's reading when ORIGIN completed: the event is recorded
+   on an idle stream and waited for, so it completed just before the
+   wait returned (a few microseconds at most).  */
 static void
-open_trace (h2d_pipeline *pipe)
+take_origin (h2d_pipeline *pipe)
 {
-  const char *path = getenv ("ARENABENCH_H2D_TRACE");
-  if (!path || !*path)
-    return;
-  pipe->trace = fopen (path, "w");
-  if (!pipe->trace)
-    die (EXIT_IOERR, errno, "%s", path);
   create_event (&pipe->origin, true);
   GPU_CHECK (cudaEventRecord (pipe->origin, pipe->copies[0]));
   GPU_CHECK (cudaEventSynchronize (pipe->origin));
   pipe->origin_ns = clock_now_ns ();
-  fputs ("item,sequence,bytes,submit_ns,copy_start_ms,copy_stop_ms,verify_start_ms,"
-         "verify_stop_ms,done_ns,retire_ns\n", pipe->trace);
 }
 
-static double
-since_origin_ms (const h2d_pipeline *pipe, cudaEvent_t event)
+/* EVENT's time on the host clock.  cudaEventElapsedTime gives float
+   milliseconds: a microsecond's resolution for the first 16 s after the
+   origin, 8 us after 128 s.  */
+static uint64_t
+host_time_ns (const h2d_pipeline *pipe, cudaEvent_t event)
 {
   float ms = 0;
   GPU_CHECK (cudaEventElapsedTime (&ms, pipe->origin, event));
-  return ms;
-}
-
-static void
-trace_item (h2d_pipeline *pipe, const flight &f, const batch_entry &e)
-{
-  long long o = (long long) pipe->origin_ns;
-  fprintf (pipe->trace, "%llu,%llu,%llu,%lld,%.4f,%.4f,", (unsigned long long) pipe->traced++,
-           (unsigned long long) e.item.sequence, (unsigned long long) e.item.layout.bytes,
-           (long long) f.submit_ns - o, since_origin_ms (pipe, f.copy_start),
-           since_origin_ms (pipe, f.copy_stop));
-  if (pipe->verify)
-    fprintf (pipe->trace, "%.4f,%.4f,", since_origin_ms (pipe, f.verify_start),
-             since_origin_ms (pipe, f.verify_stop));
-  else
-    fputs (",,", pipe->trace);
-  fprintf (pipe->trace, "%lld,%lld\n", (long long) f.done_ns - o, (long long) clock_now_ns () - o);
+  return pipe->origin_ns + (uint64_t) std::max (0.0, (double) ms * 1e6);
 }
 
 /* ------------------------------------------------------------ staging */
@@ -466,7 +470,7 @@ h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify,
     }
   if (staging_threads)
     pipe->stage = stager_open (staging_threads);
-  open_trace (pipe);
+  take_origin (pipe);
   return pipe;
 }
 
@@ -495,12 +499,7 @@ h2d_pipeline_close (struct h2d_pipeline *pipe)
   GPU_CHECK (cudaStreamDestroy (pipe->host));
   if (pipe->stage)
     stager_close (pipe->stage);
-  if (pipe->trace)
-    {
-      GPU_CHECK (cudaEventDestroy (pipe->origin));
-      if (fclose (pipe->trace) != 0)
-        die (EXIT_IOERR, errno, "%s", getenv ("ARENABENCH_H2D_TRACE"));
-    }
+  GPU_CHECK (cudaEventDestroy (pipe->origin));
   delete pipe;
 }
 
@@ -681,6 +680,7 @@ release_batch (void *arg)
   flight *f = static_cast<flight *> (arg);
   for (unsigned i = 0; i < f->count; i++)
     f->entries[i].item.release (f->entries[i].item.release_arg);
+  f->released_ns = clock_now_ns ();
 }
 
 static void CUDART_CB
@@ -694,14 +694,14 @@ stamp_done (void *arg)
 static void
 launch_check_batch (h2d_pipeline *pipe, flight &f)
 {
-  batch_block *block = f.host_block;
+  check_batch batch = {};
   uint64_t vectors_max = 0;
   size_t itemsize = payload_dtypes[f.dtype].itemsize;
   for (unsigned i = 0; i < f.count; i++)
     {
       const h2d_item &item = f.entries[i].item;
       const payload_layout &layout = item.layout;
-      check_item &c = block->items[i];
+      check_item &c = batch.items[i];
       c.offset = f.entries[i].offset;
       c.bytes = layout.bytes;
       c.nleaves = layout.nleaves;
@@ -715,17 +715,15 @@ launch_check_batch (h2d_pipeline *pipe, flight &f)
         }
       vectors_max = std::max (vectors_max, vectors);
     }
-  memset (block->results, 0, sizeof block->results);
   unsigned per_item = std::max (1u, pipe->blocks_max / f.count);
   dim3 blocks ((unsigned) std::min<uint64_t> ((vectors_max + 255) / 256, per_item), f.count);
   GPU_CHECK (cudaEventRecord (f.verify_start, pipe->check));
-  GPU_CHECK (cudaMemcpyAsync (f.device_block, block, sizeof *block, cudaMemcpyHostToDevice,
-                              pipe->check));
-  check_launchers[f.dtype] (f.device, f.device_block->items, f.device_block->results, blocks,
-                            pipe->check);
+  clear_results<<<1, H2D_BATCH_ITEMS, 0, pipe->check>>> (f.device_block->results, f.count);
+  gpu_check_launch ("clear_results");
+  check_launchers[f.dtype] (f.device, batch, f.device_block->results, blocks, pipe->check);
   gpu_check_launch ("check_kernel");
   GPU_CHECK (cudaEventRecord (f.verify_stop, pipe->check));
-  GPU_CHECK (cudaMemcpyAsync (block->results, f.device_block->results,
+  GPU_CHECK (cudaMemcpyAsync (f.host_block->results, f.device_block->results,
                               f.count * sizeof (check_result), cudaMemcpyDeviceToHost,
                               pipe->check));
 }
@@ -737,7 +735,8 @@ launch (h2d_pipeline *pipe, flight &f)
 {
   f.launched = true;
   f.submit_ns = clock_now_ns ();
-  cudaStream_t copy = pipe->copies[pipe->submitted++ % pipe->ncopies];
+  f.copy_stream = pipe->submitted++ % pipe->ncopies;
+  cudaStream_t copy = pipe->copies[f.copy_stream];
   if (pipe->stage)
     {
       /* As a pin_memory loader does: the bytes are ours once copied, and
@@ -817,7 +816,7 @@ h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item)
       f.count = f.given = f.nruns = 0;
       f.end = f.item_bytes = 0;
       f.launched = false;
-      f.done_ns = 0;
+      f.done_ns = f.released_ns = 0;
       f.dtype = item->layout.dtype;
       offset = place (pipe, f, item, &joins, &reg);
     }
@@ -908,6 +907,10 @@ h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *o
         }
       f.copy_ns = elapsed_ns (f.copy_start, f.copy_stop);
       f.verify_ns = pipe->verify ? elapsed_ns (f.verify_start, f.verify_stop) : 0;
+      f.copy_start_ns = host_time_ns (pipe, f.copy_start);
+      f.copy_end_ns = f.copy_start_ns + f.copy_ns;
+      f.check_start_ns = pipe->verify ? host_time_ns (pipe, f.verify_start) : 0;
+      f.check_end_ns = pipe->verify ? f.check_start_ns + f.verify_ns : 0;
     }
 
   /* A batch's times are shared among its items by their bytes.  */
@@ -918,6 +921,14 @@ h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *o
   out->token = e.item.token;
   out->h2d_ns = (uint64_t) ((double) f.copy_ns * share + 0.5);
   out->done_ns = f.done_ns;
+  out->submit_ns = f.submit_ns;
+  out->copy_start_ns = f.copy_start_ns;
+  out->copy_end_ns = f.copy_end_ns;
+  out->check_start_ns = f.check_start_ns;
+  out->check_end_ns = f.check_end_ns;
+  out->release_ns = f.released_ns;
+  out->copy_stream = f.copy_stream;
+  out->first_of_batch = i == 0;
   if (pipe->verify)
     {
       out->verify_ns = (uint64_t) ((double) f.verify_ns * share + 0.5);
@@ -926,8 +937,6 @@ h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *o
       if (out->check.mismatches)
         describe_mismatch (f, i, &out->check);
     }
-  if (pipe->trace)
-    trace_item (pipe, f, e);
   pipe->pending--;
   if (f.given == f.count)
     {

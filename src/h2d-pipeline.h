@@ -27,11 +27,10 @@
    released at once, and one cudaMemcpyAsync takes the staging buffer to
    the device.
 
-   Where the time goes: with $ARENABENCH_H2D_TRACE naming a file, the
-   pipeline writes one CSV line per retired item there (host submit, done
-   and retire times in ns, device copy and check event times in ms, both
-   from one origin taken when the pipeline opened; items of a batch share
-   its times).
+   Where the time goes: every outcome carries its batch's stage times on
+   the host's CLOCK_MONOTONIC (device events placed on it through one
+   event whose host time was taken when the pipeline opened), for
+   h2d-check's --trace and its copy-engine idle accounting.
 
    Implemented by h2d-pipeline.cu; without CUDA, gpu-none.c supplies every
    function, each dying with EXIT_UNAVAILABLE.  Call gpu_require and
@@ -59,8 +58,11 @@ extern "C" {
 #define H2D_COPY_STREAMS_MAX 4
 #define H2D_COPY_STREAMS_DEFAULT 2
 
-/* Most buffers in flight (--inflight).  */
+/* Most buffers in flight (--inflight), and the default: while one batch
+   copies and the next waits its turn, two more may be checked and
+   released without the engine running dry.  */
 #define H2D_INFLIGHT_MAX 64
+#define H2D_INFLIGHT_DEFAULT 4
 
 /* A batch: at most this many items, in a buffer of at least this many
    bytes (a larger item gets a buffer, and a batch, of its own).  */
@@ -101,6 +103,13 @@ struct h2d_outcome
   uint64_t verify_ns;
   uint64_t done_ns;             /* clock_now_ns when its work completed */
   struct payload_check check;   /* mismatches and the first one */
+  /* Its batch's stages, CLOCK_MONOTONIC ns (check 0: unverified): the
+     copy submitted, run (on COPY_STREAM) and the check run on the device;
+     its items released (after the copy, on a CUDA runtime thread).  Event
+     times are the device's, good to a microsecond or so.  */
+  uint64_t submit_ns, copy_start_ns, copy_end_ns, check_start_ns, check_end_ns, release_ns;
+  unsigned copy_stream;
+  bool first_of_batch;          /* the first item retired of its batch */
 };
 
 /* INFLIGHT buffers at most in flight (1..H2D_INFLIGHT_MAX), their copies

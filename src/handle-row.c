@@ -17,10 +17,14 @@ struct handle_field
   size_t offset;
   size_t size;
   uint64_t max;
+  bool optional;            /* a row without it reads as 0 */
 };
 
 #define NUMBER_FIELD(name, member, max) \
   { name, offsetof (struct handle_row, member), sizeof ((struct handle_row *) 0)->member, max }
+#define OPTIONAL_NUMBER_FIELD(name, member, max) \
+  { name, offsetof (struct handle_row, member), sizeof ((struct handle_row *) 0)->member, max, \
+    true }
 
 static const struct handle_field handle_fields[HC_COUNT] = {
   [HC_ARENA] = { "arena" },
@@ -42,6 +46,8 @@ static const struct handle_field handle_fields[HC_COUNT] = {
   [HC_SLOTS] = NUMBER_FIELD ("slots", config.slots, ARENA_MAX_SLOTS),
   [HC_GEN_NS] = NUMBER_FIELD ("gen_ns", gen_ns, UINT64_MAX),
   [HC_EPOCHS] = NUMBER_FIELD ("epochs", config.epochs, ARENA_MAX_EPOCHS),
+  [HC_FILL_START_NS] = OPTIONAL_NUMBER_FIELD ("fill_start_ns", fill_start_ns, UINT64_MAX),
+  [HC_ROW_NS] = OPTIONAL_NUMBER_FIELD ("row_ns", row_ns, UINT64_MAX),
 };
 
 static uint64_t
@@ -142,7 +148,7 @@ handle_columns_parse (struct handle_columns *columns, const struct csv_record *r
       columns->index[c] = (int) f;
     }
   for (int c = 0; c < HC_COUNT; c++)
-    if (columns->index[c] < 0)
+    if (columns->index[c] < 0 && !handle_fields[c].optional)
       {
         snprintf (why, why_size, "missing column '%s'", handle_fields[c].name);
         return false;
@@ -241,7 +247,7 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
     row->handle.slot = -1;
 
   for (int c = 0; c < HC_COUNT; c++)
-    if (handle_fields[c].size)
+    if (handle_fields[c].size && columns->index[c] >= 0)
       {
         uint64_t v;
         if (!parse_u64 (FIELD (c), handle_fields[c].max, &v))

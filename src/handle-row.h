@@ -15,6 +15,7 @@ enum handle_column
   HC_ARENA, HC_BACKEND, HC_SLOT, HC_OFFSET, HC_BYTES, HC_GENERATION,
   HC_SEQUENCE, HC_WORKER, HC_EPOCH, HC_WORKERS, HC_ITEMS, HC_SIZE_BYTES,
   HC_DTYPE, HC_KIND, HC_LEAVES, HC_PINNED, HC_SLOTS, HC_GEN_NS, HC_EPOCHS,
+  HC_FILL_START_NS, HC_ROW_NS,
   HC_COUNT
 };
 
@@ -42,6 +43,10 @@ struct handle_row
   struct run_config config;
   struct payload_layout layout;
   uint64_t gen_ns;
+  /* For the consumers' --trace: when the fill began and when the row was
+     handed to the writer, CLOCK_MONOTONIC ns (one clock for every process
+     of the host); 0 when the row does not carry them.  */
+  uint64_t fill_start_ns, row_ns;
 };
 
 /* Header line and one row, as arena-produce writes them.  */
@@ -55,8 +60,9 @@ struct handle_columns
   size_t nfields;
 };
 
-/* Learn the column order from RECORD (any order; none missing, none
-   unknown).  Returns false with WHY set ("missing column 'arena'").  */
+/* Learn the column order from RECORD (any order; none unknown, none
+   missing but fill_start_ns and row_ns, which earlier versions did not
+   write).  Returns false with WHY set ("missing column 'arena'").  */
 bool handle_columns_parse (struct handle_columns *columns, const struct csv_record *record,
                            char *why, size_t why_size);
 

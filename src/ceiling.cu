@@ -1,0 +1,195 @@
+/* ceiling.cu -- the host's fill+copy ceiling over the CUDA runtime (see
+   ceiling.h).  */
+#include <config.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+/* The C headers use C11's _Noreturn, which C++ spells differently.  */
+#define _Noreturn __attribute__ ((noreturn))
+extern "C" {
+#include "system.h"
+#include "clock.h"
+#include "die.h"
+#include "payload.h"
+}
+#include "gpu.h"
+#include "ceiling.h"
+
+/* Copies in flight at most, the streams they take turns on and the
+   device slots they land in.  */
+#define CEILING_INFLIGHT 8
+#define CEILING_STREAMS 2
+#define CEILING_DEVICE_SLOTS 16
+
+namespace
+{
+
+/* A slot's owner: its producer while free, the copy thread once filled. */
+enum slot_state { SLOT_FREE, SLOT_FILLED };
+
+struct shared_state
+{
+  unsigned char *host;
+  uint64_t item_bytes;
+  const payload_layout *layout;
+  payload_store store;
+  unsigned producers, slots;
+  std::vector<std::atomic<int>> state;      /* per slot */
+  std::mutex lock;
+  std::deque<unsigned> filled;              /* in the order they filled */
+  std::atomic<bool> stop{ false };
+};
+
+/* Producer P fills its slots in turn, each once it is free again.  */
+void
+produce (shared_state *s, unsigned p)
+{
+  uint64_t sequence = p;
+  for (unsigned k = 0;; k = (k + 1) % s->slots)
+    {
+      unsigned slot = p * s->slots + k;
+      while (s->state[slot].load (std::memory_order_acquire) != SLOT_FREE)
+        {
+          if (s->stop.load (std::memory_order_relaxed))
+            return;
+          std::this_thread::yield ();
+        }
+      payload_fill_store (s->layout, sequence, s->host + (uint64_t) slot * s->item_bytes,
+                          s->store);
+      sequence += s->producers;
+      s->state[slot].store (SLOT_FILLED, std::memory_order_release);
+      std::lock_guard<std::mutex> hold (s->lock);
+      s->filled.push_back (slot);
+    }
+}
+
+struct copy_in_flight
+{
+  unsigned slot;
+  cudaEvent_t done;
+};
+
+} // namespace
+
+bool
+ceiling_measure (const struct payload_layout *layout, enum payload_store store,
+                 unsigned producers, unsigned slots, double warmup_s, double seconds,
+                 struct ceiling_result *result, char *why, size_t why_size)
+{
+  shared_state s;
+  s.item_bytes = layout->bytes;
+  s.layout = layout;
+  s.store = store;
+  s.producers = producers;
+  uint64_t fit = CEILING_BYTES_MAX / ((uint64_t) producers * layout->bytes);
+  s.slots = (unsigned) std::max<uint64_t> (2, std::min<uint64_t> (slots, fit));
+  uint64_t host_bytes = (uint64_t) producers * s.slots * layout->bytes;
+  cudaError_t err = cudaHostAlloc (&s.host, host_bytes, cudaHostAllocDefault);
+  if (err != cudaSuccess)
+    {
+      cudaGetLastError ();
+      snprintf (why, why_size, "cudaHostAlloc of %llu bytes: %s",
+                (unsigned long long) host_bytes, cudaGetErrorString (err));
+      return false;
+    }
+  /* Touched once, as an arena's pages are before its first fill.  */
+  memset (s.host, 0, host_bytes);
+  std::vector<std::atomic<int>> state (producers * s.slots);
+  for (auto &st : state)
+    st.store (SLOT_FREE);
+  s.state.swap (state);
+
+  unsigned char *device;
+  GPU_CHECK (cudaMalloc (&device, CEILING_DEVICE_SLOTS * layout->bytes));
+  cudaStream_t streams[CEILING_STREAMS];
+  for (cudaStream_t &st : streams)
+    GPU_CHECK (cudaStreamCreateWithFlags (&st, cudaStreamNonBlocking));
+  std::vector<cudaEvent_t> events (CEILING_INFLIGHT);
+  for (cudaEvent_t &e : events)
+    GPU_CHECK (cudaEventCreateWithFlags (&e, cudaEventDisableTiming));
+
+  std::vector<std::thread> threads;
+  for (unsigned p = 0; p < producers; p++)
+    threads.emplace_back (produce, &s, p);
+
+  /* Copy what is filled as soon as it is; free a slot once its copy is
+     done.  The clock starts after the warm-up, counting completions.  */
+  std::deque<copy_in_flight> inflight;
+  uint64_t submitted = 0, completed = 0, completed_at_start = 0;
+  uint64_t start = clock_now_ns (), measure_from = 0;
+  uint64_t warmup_ns = (uint64_t) (warmup_s * 1e9), measure_ns = (uint64_t) (seconds * 1e9);
+  for (;;)
+    {
+      uint64_t now = clock_now_ns ();
+      if (!measure_from && now - start >= warmup_ns)
+        {
+          measure_from = now;
+          completed_at_start = completed;
+        }
+      if (measure_from && now - measure_from >= measure_ns)
+        break;
+      while (!inflight.empty ())
+        {
+          err = cudaEventQuery (inflight.front ().done);
+          if (err == cudaErrorNotReady)
+            {
+              cudaGetLastError ();
+              break;
+            }
+          GPU_CHECK (err);
+          s.state[inflight.front ().slot].store (SLOT_FREE, std::memory_order_release);
+          inflight.pop_front ();
+          completed++;
+        }
+      int slot = -1;
+      if (inflight.size () < CEILING_INFLIGHT)
+        {
+          std::lock_guard<std::mutex> hold (s.lock);
+          if (!s.filled.empty ())
+            {
+              slot = (int) s.filled.front ();
+              s.filled.pop_front ();
+            }
+        }
+      if (slot < 0)
+        {
+          std::this_thread::yield ();
+          continue;
+        }
+      cudaStream_t stream = streams[submitted % CEILING_STREAMS];
+      GPU_CHECK (cudaMemcpyAsync (device + (submitted % CEILING_DEVICE_SLOTS) * layout->bytes,
+                                  s.host + (uint64_t) slot * layout->bytes, layout->bytes,
+                                  cudaMemcpyHostToDevice, stream));
+      cudaEvent_t done = events[submitted % CEILING_INFLIGHT];
+      GPU_CHECK (cudaEventRecord (done, stream));
+      inflight.push_back ({ (unsigned) slot, done });
+      submitted++;
+    }
+  uint64_t elapsed = clock_now_ns () - measure_from;
+  uint64_t items = completed - completed_at_start;
+
+  s.stop.store (true);
+  for (std::thread &t : threads)
+    t.join ();
+  GPU_CHECK (cudaDeviceSynchronize ());
+  for (cudaEvent_t e : events)
+    GPU_CHECK (cudaEventDestroy (e));
+  for (cudaStream_t st : streams)
+    GPU_CHECK (cudaStreamDestroy (st));
+  GPU_CHECK (cudaFree (device));
+  GPU_CHECK (cudaFreeHost (s.host));
+
+  *result = (ceiling_result) { .items = items, .bytes = items * layout->bytes,
+                               .seconds = (double) elapsed / 1e9, .slots = s.slots };
+  return true;
+}

@@ -1,0 +1,47 @@
+/* ceiling.h -- what this host can fill and copy at once: the limit a
+   pinned arena pipeline is judged against (h2d-check --calibrate's
+   "ceiling" row).
+
+   In one process, PRODUCERS threads each fill SLOTS slots of one
+   page-locked buffer (cudaHostAlloc) with the payload arena-produce
+   writes, in the same way (payload_fill_store, STORE), while this thread
+   copies each filled slot to the device as soon as it is ready (two
+   streams, up to eight copies in flight) and hands the slot back when its
+   copy completes.  No processes, no rows, no check: whatever a pipeline
+   of arenas loses beyond this rate is its own.
+
+   Implemented by ceiling.cu; without CUDA, gpu-none.c dies with
+   EXIT_UNAVAILABLE.  Call gpu_require and gpu_select (gpu.h) first.  */
+#ifndef ARENABENCH_CEILING_H
+#define ARENABENCH_CEILING_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "payload.h"
+
+/* Page-locked bytes the ceiling holds at most: slots beyond it are left
+   out (two a producer at the least).  */
+#define CEILING_BYTES_MAX (UINT64_C (2) << 30)
+
+struct ceiling_result
+{
+  uint64_t items, bytes;        /* copied in the measured time */
+  double seconds;
+  unsigned slots;               /* per producer, as used */
+};
+
+/* Run for WARMUP_S, then measure for SECONDS.  Returns false with WHY set
+   when the buffer cannot be had (cudaHostAlloc refused).  */
+bool ceiling_measure (const struct payload_layout *layout, enum payload_store store,
+                      unsigned producers, unsigned slots, double warmup_s, double seconds,
+                      struct ceiling_result *result, char *why, size_t why_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,168 @@
+/* trace.c -- --trace FILE as Chrome trace-event JSON.  */
+#include "system.h"
+#include "trace.h"
+#include "die.h"
+
+#include <inttypes.h>
+
+/* Track numbers: process 1 holds the producers (thread = worker), process
+   2 the consumer: its own thread, then the copy streams, the checks and
+   the releases.  */
+enum
+{
+  PID_PRODUCERS = 1, PID_CONSUMER = 2,
+  TID_CONSUMER = 0, TID_COPY_FIRST = 1, TID_CHECKS = 100, TID_RELEASES = 101,
+};
+
+struct trace
+{
+  char *path;
+  FILE *file;
+  const char *consumer;
+  unsigned copy_streams;
+  struct trace_item *items;
+  size_t count, allocated;
+};
+
+struct trace *
+trace_open (const char *path, const char *consumer, unsigned copy_streams)
+{
+  struct trace *t = xcalloc (1, sizeof *t);
+  t->file = fopen (path, "w");
+  if (!t->file)
+    die (EXIT_IOERR, errno, "--trace: cannot create %s", quote (path));
+  t->path = xstrdup (path);
+  t->consumer = consumer;
+  t->copy_streams = copy_streams;
+  return t;
+}
+
+void
+trace_add (struct trace *t, const struct trace_item *item)
+{
+  if (t->count == t->allocated)
+    {
+      t->allocated = t->allocated ? 2 * t->allocated : 4096;
+      t->items = xreallocarray (t->items, t->allocated, sizeof *t->items);
+    }
+  t->items[t->count++] = *item;
+}
+
+/* Microseconds since ORIGIN, the unit of "ts" and "dur".  */
+static double
+us (uint64_t ns, uint64_t origin)
+{
+  return (double) (ns - origin) / 1e3;
+}
+
+static void
+track_name (FILE *f, int pid, int tid, const char *name)
+{
+  fprintf (f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+           "\"args\":{\"name\":\"%s\"}}", pid, tid, name);
+}
+
+/* A span (FROM and TO both known) or nothing.  */
+static void
+span (FILE *f, const struct trace_item *it, const char *name, int pid, int tid,
+      enum trace_stage from, enum trace_stage to, uint64_t origin)
+{
+  if (!it->at[from] || !it->at[to] || it->at[to] < it->at[from])
+    return;
+  fprintf (f, ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,"
+           "\"dur\":%.3f,\"args\":{\"sequence\":%" PRIu64 ",\"worker\":%" PRIu32
+           ",\"epoch\":%" PRIu32 ",\"bytes\":%" PRIu64 "}}", name, pid, tid,
+           us (it->at[from], origin), (double) (it->at[to] - it->at[from]) / 1e3,
+           it->sequence, it->worker, it->epoch, it->bytes);
+}
+
+static void
+instant (FILE *f, const struct trace_item *it, const char *name, int pid, int tid,
+         enum trace_stage at, uint64_t origin)
+{
+  if (!it->at[at])
+    return;
+  fprintf (f, ",\n{\"name\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
+           "\"ts\":%.3f,\"args\":{\"sequence\":%" PRIu64 "}}", name, pid, tid,
+           us (it->at[at], origin), it->sequence);
+}
+
+static void
+write_events (struct trace *t)
+{
+  FILE *f = t->file;
+  /* The earliest time of the run is 0 on the timeline.  */
+  uint64_t origin = UINT64_MAX;
+  uint32_t workers = 0;
+  for (size_t i = 0; i < t->count; i++)
+    {
+      for (int s = 0; s < TRACE_STAGE_COUNT; s++)
+        if (t->items[i].at[s] && t->items[i].at[s] < origin)
+          origin = t->items[i].at[s];
+      if (t->items[i].worker + 1 > workers)
+        workers = t->items[i].worker + 1;
+    }
+  bool gpu = t->copy_streams > 0;
+
+  fputs ("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
+  fprintf (f, "\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
+           "\"args\":{\"name\":\"producers\"}}", PID_PRODUCERS);
+  fprintf (f, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
+           "\"args\":{\"name\":\"%s\"}}", PID_CONSUMER, t->consumer);
+  char name[64];
+  for (uint32_t w = 0; w < workers; w++)
+    {
+      snprintf (name, sizeof name, "producer %" PRIu32, w);
+      track_name (f, PID_PRODUCERS, (int) w, name);
+    }
+  track_name (f, PID_CONSUMER, TID_CONSUMER, "consumer");
+  for (unsigned s = 0; s < t->copy_streams; s++)
+    {
+      snprintf (name, sizeof name, "copy stream %u", s);
+      track_name (f, PID_CONSUMER, TID_COPY_FIRST + (int) s, name);
+    }
+  if (gpu)
+    {
+      track_name (f, PID_CONSUMER, TID_CHECKS, "checks (GPU)");
+      track_name (f, PID_CONSUMER, TID_RELEASES, "releases");
+    }
+
+  for (size_t i = 0; i < t->count; i++)
+    {
+      const struct trace_item *it = &t->items[i];
+      int w = (int) it->worker;
+      span (f, it, "fill", PID_PRODUCERS, w, TRACE_FILL_START, TRACE_FILL_END, origin);
+      instant (f, it, "row", PID_PRODUCERS, w, TRACE_ROW, origin);
+      span (f, it, "wait for row", PID_CONSUMER, TID_CONSUMER, TRACE_WAIT_START, TRACE_READ,
+            origin);
+      instant (f, it, "read row", PID_CONSUMER, TID_CONSUMER, TRACE_READ, origin);
+      if (gpu)
+        {
+          instant (f, it, "submit", PID_CONSUMER, TID_CONSUMER, TRACE_SUBMIT, origin);
+          if (it->copy_stream >= 0)
+            span (f, it, "copy", PID_CONSUMER, TID_COPY_FIRST + it->copy_stream,
+                  TRACE_COPY_START, TRACE_COPY_END, origin);
+          span (f, it, "check", PID_CONSUMER, TID_CHECKS, TRACE_CHECK_START, TRACE_CHECK_END,
+                origin);
+          instant (f, it, "release", PID_CONSUMER, TID_RELEASES, TRACE_RELEASE, origin);
+        }
+      else
+        {
+          span (f, it, "check", PID_CONSUMER, TID_CONSUMER, TRACE_CHECK_START, TRACE_CHECK_END,
+                origin);
+          instant (f, it, "release", PID_CONSUMER, TID_CONSUMER, TRACE_RELEASE, origin);
+        }
+    }
+  fputs ("\n]}\n", f);
+}
+
+void
+trace_close (struct trace *t)
+{
+  write_events (t);
+  if (ferror (t->file) | (fclose (t->file) != 0))
+    die (EXIT_IOERR, errno, "--trace: write error on %s", quote (t->path));
+  free (t->items);
+  free (t->path);
+  free (t);
+}
