@@ -1,6 +1,9 @@
 /* copy-idle.c -- the copy engine's idle time, by cause.  */
 #include "system.h"
 #include "copy-idle.h"
+#include "die.h"
+
+#include <stdlib.h>
 
 const char *const copy_idle_columns[IDLE_CAUSE_COUNT] = {
   [IDLE_NO_ROW] = "idle_no_row_s",
@@ -48,23 +51,51 @@ cause_at (const struct copy_idle_batch *b, uint64_t idle)
 void
 copy_idle_add (struct copy_idle *idle, const struct copy_idle_batch *b, bool measured)
 {
-  uint64_t from = idle->busy_until_ns, to = b->copy_start_ns;
-  if (measured && idle->started && to > from)
+  if (!measured)
+    return;
+  if (idle->count == idle->allocated)
     {
-      /* After the submission the wait is the driver's and the engine's.  */
-      uint64_t late_until = b->submit_ns < to ? b->submit_ns : to;
-      if (late_until > from)
-        {
-          idle->idle_ns[cause_at (b, from)] += late_until - from;
-          idle->idle_ns[IDLE_OTHER] += to - late_until;
-        }
-      else
-        idle->idle_ns[IDLE_OTHER] += to - from;
+      idle->allocated = idle->allocated ? 2 * idle->allocated : 1024;
+      idle->batches = xreallocarray (idle->batches, idle->allocated, sizeof *idle->batches);
     }
-  if (measured)
-    idle->started = true;
-  if (b->copy_end_ns > idle->busy_until_ns)
-    idle->busy_until_ns = b->copy_end_ns;
+  idle->batches[idle->count++] = *b;
+}
+
+static int
+by_copy_start (const void *a, const void *b)
+{
+  uint64_t x = ((const struct copy_idle_batch *) a)->copy_start_ns;
+  uint64_t y = ((const struct copy_idle_batch *) b)->copy_start_ns;
+  return (x > y) - (x < y);
+}
+
+void
+copy_idle_finish (struct copy_idle *idle)
+{
+  qsort (idle->batches, idle->count, sizeof *idle->batches, by_copy_start);
+  for (int c = 0; c < IDLE_CAUSE_COUNT; c++)
+    idle->idle_ns[c] = 0;
+  uint64_t busy_until = idle->count ? idle->batches[0].copy_end_ns : 0;
+  for (size_t i = 1; i < idle->count; i++)
+    {
+      const struct copy_idle_batch *b = &idle->batches[i];
+      uint64_t from = busy_until, to = b->copy_start_ns;
+      if (to > from)
+        {
+          /* After the submission the wait is the driver's and the
+             engine's.  */
+          uint64_t late_until = b->submit_ns < to ? b->submit_ns : to;
+          if (late_until > from)
+            {
+              idle->idle_ns[cause_at (b, from)] += late_until - from;
+              idle->idle_ns[IDLE_OTHER] += to - late_until;
+            }
+          else
+            idle->idle_ns[IDLE_OTHER] += to - from;
+        }
+      if (b->copy_end_ns > busy_until)
+        busy_until = b->copy_end_ns;
+    }
 }
 
 uint64_t
@@ -74,4 +105,11 @@ copy_idle_total_ns (const struct copy_idle *idle)
   for (int c = 0; c < IDLE_CAUSE_COUNT; c++)
     total += idle->idle_ns[c];
   return total;
+}
+
+void
+copy_idle_free (struct copy_idle *idle)
+{
+  free (idle->batches);
+  copy_idle_init (idle);
 }

@@ -1,10 +1,11 @@
 /* copy-idle.h -- where the copy engine sat idle in a run, and why.
 
-   h2d-check hands over its batches in the order their copies were
-   submitted.  Between the end of the copies so far and the start of the
-   next one the engine had nothing to do; each such gap is put down to one
-   cause, from what the batch's first item and the consumer were doing
-   when the gap began:
+   h2d-check hands over its measured batches as they retire; at the end
+   they are taken in the order their copies started (with two copy
+   streams the engine may run a later submission first), and between the
+   end of the copies so far and the start of the next one the engine had
+   nothing to do.  Each such gap is put down to one cause, from what the
+   batch's first item and the consumer were doing when the gap began:
 
      no row     the item's row had not been written: its producer was still
                 filling it
@@ -52,19 +53,23 @@ struct copy_idle_batch
 
 struct copy_idle
 {
-  uint64_t busy_until_ns;       /* the end of the copies so far */
-  bool started;
-  uint64_t idle_ns[IDLE_CAUSE_COUNT];
+  struct copy_idle_batch *batches;      /* the measured ones */
+  size_t count, allocated;
+  uint64_t idle_ns[IDLE_CAUSE_COUNT];   /* by copy_idle_finish */
 };
 
 void copy_idle_init (struct copy_idle *idle);
 
-/* Account for batch B, the next in submission order.  Gaps before a batch
-   outside the measured window (MEASURED false) and before the first
-   measured one are not counted.  */
+/* Keep batch B if it is in the measured window (MEASURED).  */
 void copy_idle_add (struct copy_idle *idle, const struct copy_idle_batch *b, bool measured);
 
-/* Idle ns in all.  */
+/* Fill IDLE_NS from the batches kept: the gaps between their copies, from
+   the first to start to the last to end.  Call once, at the end.  */
+void copy_idle_finish (struct copy_idle *idle);
+
+/* Idle ns in all (after copy_idle_finish).  */
 uint64_t copy_idle_total_ns (const struct copy_idle *idle);
+
+void copy_idle_free (struct copy_idle *idle);
 
 #endif

@@ -221,8 +221,10 @@ gpu_process (void *context, struct consumer *consumer, const struct consumer_ite
       sink->item_bytes = item->row.handle.bytes;
       sink->have_config = true;
       /* Items gathered into a batch hold their producers' slots: take at
-         most an eighth of the run's, so the producers keep filling.  */
-      uint64_t share = (uint64_t) item->row.config.workers * item->row.config.slots / 8;
+         most a quarter of the run's, so the producers keep filling, and
+         enough that a batch holds several items of each arena, which then
+         travel as one copy.  */
+      uint64_t share = (uint64_t) item->row.config.workers * item->row.config.slots / 4;
       h2d_pipeline_batch_items (pipe, share < H2D_BATCH_ITEMS ? (unsigned) share
                                                               : H2D_BATCH_ITEMS);
       sink->workers = item->row.config.workers;
@@ -402,6 +404,7 @@ static const void *
 gpu_run_extra (void *context)
 {
   struct gpu_sink *sink = context;
+  copy_idle_finish (&sink->idle);
   static struct gpu_run run;
   run = (struct gpu_run) {
     .sink = sink,
@@ -585,5 +588,6 @@ main (int argc, char **argv)
   h2d_pipeline_close (gpu.pipe);
   free (gpu.flights);
   free (gpu.last_row_ns);
+  copy_idle_free (&gpu.idle);
   return status;
 }

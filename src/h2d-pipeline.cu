@@ -224,7 +224,8 @@ struct registration
 struct batch_entry
 {
   h2d_item item;
-  uint64_t offset;
+  uint64_t offset;                  /* in the device buffer, from launch */
+  unsigned run;                     /* the copy it travels in */
 };
 
 /* Bytes copied by one cudaMemcpyAsync: items that lie back to back in
@@ -233,7 +234,7 @@ struct batch_entry
 struct copy_run
 {
   const unsigned char *host;
-  uint64_t offset, bytes;
+  uint64_t offset, bytes;           /* OFFSET in the device buffer, from launch */
   const struct registration *reg;
 };
 
@@ -581,7 +582,8 @@ grow_buffers (h2d_pipeline *pipe, uint64_t bytes)
   if (pipe->pending)
     die (EXIT_SOFTWARE, 0, "h2d_pipeline_submit: buffers must grow with items in flight");
   /* 16 bytes more: the kernel's vector loads never leave the buffer.  */
-  uint64_t size = std::max<uint64_t> ((bytes + 15) / 16 * 16, H2D_BATCH_BYTES);
+  uint64_t size = std::max<uint64_t> ((bytes + 15) / 16 * 16,
+                                      pipe->stage ? H2D_STAGED_BATCH_BYTES : H2D_BATCH_BYTES);
   for (flight &f : pipe->flights)
     {
       if (f.device)
@@ -627,35 +629,60 @@ copy_piecewise (cudaStream_t copy, unsigned char *dst, const unsigned char *src,
     }
 }
 
-/* Where ITEM would go in batch F, and whether it joins F's last copy: the
-   offset, or UINT64_MAX when it does not fit.  */
 static uint64_t
-place (const h2d_pipeline *pipe, const flight &f, const h2d_item *item, bool *joins,
-       const registration **reg)
+align_item (uint64_t bytes)
 {
-  *joins = false;
+  return (bytes + H2D_ITEM_ALIGN - 1) / H2D_ITEM_ALIGN * H2D_ITEM_ALIGN;
+}
+
+/* The bytes of F's buffer its runs take, laid end to end at aligned
+   offsets, with run R holding BYTES (R == f.nruns: a new last run).  */
+static uint64_t
+batch_span (const flight &f, unsigned r, uint64_t bytes)
+{
+  unsigned n = std::max (f.nruns, r + 1);
+  uint64_t span = 0;
+  for (unsigned k = 0; k < n; k++)
+    {
+      uint64_t b = k == r ? bytes : f.runs[k].bytes;
+      span = k + 1 < n ? span + align_item (b) : span + b;
+    }
+  return span;
+}
+
+/* Where ITEM would go in batch F: the run it joins, *RUN (f.nruns: a run
+   of its own), and the run's bytes with it, *RUN_BYTES; false when it does
+   not fit.  An item joins any run of the batch that it follows closely in
+   the same registered piece of host memory (the next slot of the same
+   pool, the next record of the same ring), so that items of several
+   producers, arriving interleaved, still travel as one copy per arena.
+   Staged, every item is a run of its own: the staging copy is one.  */
+static bool
+place (const h2d_pipeline *pipe, const flight &f, const h2d_item *item, unsigned *run,
+       uint64_t *run_bytes, const registration **reg)
+{
   *reg = nullptr;
+  *run = f.nruns;
+  *run_bytes = item->layout.bytes;
   if (f.count == pipe->batch_items || (f.count && f.dtype != item->layout.dtype))
-    return UINT64_MAX;
-  uint64_t bytes = item->layout.bytes;
-  uint64_t offset = (f.end + H2D_ITEM_ALIGN - 1) / H2D_ITEM_ALIGN * H2D_ITEM_ALIGN;
+    return false;
   if (!pipe->stage)
     {
       *reg = registration_of (pipe, item->host);
-      const copy_run *run = f.nruns ? &f.runs[f.nruns - 1] : nullptr;
-      if (run && run->reg == *reg && item->host >= run->host + run->bytes
-          && item->host - (run->host + run->bytes) <= H2D_COALESCE_GAP
-          && (item->host - run->host) % 16 == 0)
+      for (unsigned r = 0; r < f.nruns; r++)
         {
-          uint64_t at = run->offset + (uint64_t) (item->host - run->host);
-          if (at + bytes <= pipe->capacity)
+          const copy_run &c = f.runs[r];
+          const unsigned char *end = c.host + c.bytes;
+          if (c.reg == *reg && item->host >= end && item->host - end <= H2D_COALESCE_GAP
+              && (item->host - c.host) % 16 == 0)
             {
-              *joins = true;
-              return at;
+              *run = r;
+              *run_bytes = (uint64_t) (item->host - c.host) + item->layout.bytes;
+              break;
             }
         }
     }
-  return offset + bytes <= pipe->capacity ? offset : UINT64_MAX;
+  return batch_span (f, *run, *run_bytes) <= pipe->capacity;
 }
 
 bool
@@ -666,9 +693,10 @@ h2d_pipeline_ready (const struct h2d_pipeline *pipe, const struct h2d_item *item
   if (pipe->nbatches)
     {
       const flight &last = pipe->flights[(pipe->head + pipe->nbatches - 1) % pipe->inflight];
-      bool joins;
+      unsigned run;
+      uint64_t run_bytes;
       const registration *reg;
-      if (!last.launched && place (pipe, last, item, &joins, &reg) != UINT64_MAX)
+      if (!last.launched && place (pipe, last, item, &run, &run_bytes, &reg))
         return true;
     }
   return pipe->nbatches < pipe->inflight;
@@ -734,6 +762,15 @@ static void
 launch (h2d_pipeline *pipe, flight &f)
 {
   f.launched = true;
+  /* Lay the runs out in the buffer, and each item in its run.  */
+  uint64_t at = 0;
+  for (unsigned r = 0; r < f.nruns; r++)
+    {
+      f.runs[r].offset = at;
+      at += align_item (f.runs[r].bytes);
+    }
+  for (unsigned i = 0; i < f.count; i++)
+    f.entries[i].offset += f.runs[f.entries[i].run].offset;
   f.submit_ns = clock_now_ns ();
   f.copy_stream = pipe->submitted++ % pipe->ncopies;
   cudaStream_t copy = pipe->copies[f.copy_stream];
@@ -796,20 +833,21 @@ h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item)
     die (EXIT_SOFTWARE, 0, "h2d_pipeline_submit: %u items already in flight", pipe->pending);
   if (item->layout.bytes > pipe->capacity)
     grow_buffers (pipe, item->layout.bytes);
-  bool joins = false;
+  unsigned run = 0;
+  uint64_t run_bytes = 0;
   const registration *reg = nullptr;
-  uint64_t offset = UINT64_MAX;
+  bool placed = false;
   if (pipe->nbatches)
     {
       flight &last = pipe->flights[(pipe->head + pipe->nbatches - 1) % pipe->inflight];
       if (!last.launched)
         {
-          offset = place (pipe, last, item, &joins, &reg);
-          if (offset == UINT64_MAX)
+          placed = place (pipe, last, item, &run, &run_bytes, &reg);
+          if (!placed)
             launch (pipe, last);
         }
     }
-  if (offset == UINT64_MAX)
+  if (!placed)
     {
       flight &f = pipe->flights[(pipe->head + pipe->nbatches) % pipe->inflight];
       pipe->nbatches++;
@@ -818,20 +856,19 @@ h2d_pipeline_submit (struct h2d_pipeline *pipe, const struct h2d_item *item)
       f.launched = false;
       f.done_ns = f.released_ns = 0;
       f.dtype = item->layout.dtype;
-      offset = place (pipe, f, item, &joins, &reg);
+      place (pipe, f, item, &run, &run_bytes, &reg);
     }
   flight &f = pipe->flights[(pipe->head + pipe->nbatches - 1) % pipe->inflight];
   uint64_t bytes = item->layout.bytes;
-  f.entries[f.count++] = { *item, offset };
+  if (run == f.nruns)
+    f.runs[f.nruns++] = { item->host, 0, run_bytes, reg };
+  else
+    f.runs[run].bytes = run_bytes;
+  /* The item's place in the device buffer is known once the runs are laid
+     out, at launch; until then OFFSET is its place in its run.  */
+  f.entries[f.count++] = { *item, (uint64_t) (item->host - f.runs[run].host), run };
   f.item_bytes += bytes;
-  f.end = std::max (f.end, offset + bytes);
-  if (!pipe->stage)
-    {
-      if (joins)
-        f.runs[f.nruns - 1].bytes = offset + bytes - f.runs[f.nruns - 1].offset;
-      else
-        f.runs[f.nruns++] = { item->host, offset, bytes, reg };
-    }
+  f.end = batch_span (f, f.nruns - 1, f.runs[f.nruns - 1].bytes);
   pipe->pending++;
   /* A full batch need not wait for the input to pause.  */
   if (f.count == pipe->batch_items || f.end + H2D_ITEM_ALIGN > pipe->capacity)

@@ -7,6 +7,7 @@
 #include "tap.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 struct idle_case
 {
@@ -95,51 +96,66 @@ same_counts (const struct copy_idle *idle, const uint64_t *want)
   return true;
 }
 
+/* The idle counts of BATCHES (N of them, MEASURED[i] each) once finished. */
+static struct copy_idle
+account (const struct copy_idle_batch *batches, const bool *measured, size_t n)
+{
+  struct copy_idle idle;
+  copy_idle_init (&idle);
+  for (size_t i = 0; i < n; i++)
+    copy_idle_add (&idle, &batches[i], measured[i]);
+  copy_idle_finish (&idle);
+  free (idle.batches);
+  idle.batches = NULL;
+  return idle;
+}
+
 int
 main (void)
 {
   for (size_t i = 0; i < ARRAY_SIZE (cases); i++)
     {
-      struct copy_idle idle;
-      copy_idle_init (&idle);
-      copy_idle_add (&idle, &first, true);
-      copy_idle_add (&idle, &cases[i].next, true);
+      const struct copy_idle_batch both[] = { first, cases[i].next };
+      struct copy_idle idle = account (both, (const bool[]) { true, true }, 2);
       if (!ok (same_counts (&idle, cases[i].want), "%s", cases[i].what))
         for (int c = 0; c < IDLE_CAUSE_COUNT; c++)
           printf ("#   %s: got %" PRIu64 ", want %" PRIu64 "\n", copy_idle_columns[c],
                   idle.idle_ns[c], cases[i].want[c]);
     }
 
-  /* The window: nothing before the first measured batch counts.  */
-  struct copy_idle idle;
-  copy_idle_init (&idle);
-  struct copy_idle_batch late = { .copy_start_ns = 5000, .copy_end_ns = 6000,
-                                  .submit_ns = 5000, .read_ns = 4000 };
-  copy_idle_add (&idle, &first, false);
-  copy_idle_add (&idle, &late, true);
-  ok (copy_idle_total_ns (&idle) == 0, "the gap before the first measured batch is outside");
-
-  struct copy_idle_batch later = { .copy_start_ns = 6500, .copy_end_ns = 7000,
-                                   .submit_ns = 6500, .read_ns = 6400, .row_ns = 6300 };
-  copy_idle_add (&idle, &later, true);
+  /* The window: only gaps between measured batches count.  */
+  const struct copy_idle_batch run[] = {
+    first,
+    { .copy_start_ns = 5000, .copy_end_ns = 6000, .submit_ns = 5000, .read_ns = 4000 },
+    { .copy_start_ns = 6500, .copy_end_ns = 7000, .submit_ns = 6500, .read_ns = 6400,
+      .row_ns = 6300 },
+    { .copy_start_ns = 9000, .copy_end_ns = 9500, .submit_ns = 9000, .read_ns = 8000 },
+  };
+  struct copy_idle idle = account (run, (const bool[]) { false, true, true, false }, 4);
   ok (idle.idle_ns[IDLE_NO_ROW] == 500 && copy_idle_total_ns (&idle) == 500,
-      "a gap between measured batches counts, by its cause");
-
-  struct copy_idle_batch warm = { .copy_start_ns = 9000, .copy_end_ns = 9500,
-                                  .submit_ns = 9000, .read_ns = 8000 };
-  copy_idle_add (&idle, &warm, false);
-  ok (copy_idle_total_ns (&idle) == 500, "a gap before an unmeasured batch is outside");
+      "the gaps before the first measured batch and after the last are outside");
 
   /* Overlapping copies: the engine is busy until the latest end.  */
-  copy_idle_init (&idle);
-  struct copy_idle_batch a = { .copy_start_ns = 0, .copy_end_ns = 3000 };
-  struct copy_idle_batch b = { .copy_start_ns = 1000, .copy_end_ns = 2000 };
-  struct copy_idle_batch c = { .copy_start_ns = 3500, .copy_end_ns = 4000, .submit_ns = 0 };
-  copy_idle_add (&idle, &a, true);
-  copy_idle_add (&idle, &b, true);
-  copy_idle_add (&idle, &c, true);
+  const struct copy_idle_batch nested[] = {
+    { .copy_start_ns = 0, .copy_end_ns = 3000 },
+    { .copy_start_ns = 1000, .copy_end_ns = 2000 },
+    { .copy_start_ns = 3500, .copy_end_ns = 4000 },
+  };
+  idle = account (nested, (const bool[]) { true, true, true }, 3);
   ok (idle.idle_ns[IDLE_OTHER] == 500 && copy_idle_total_ns (&idle) == 500,
       "a copy that ends inside an earlier one does not end the busy time");
+
+  /* Two streams: the engine ran the later submission first.  Taken in
+     submission order, [2000, 3000) would look idle; it was not.  */
+  const struct copy_idle_batch swapped[] = {
+    { .copy_start_ns = 0, .copy_end_ns = 1000 },
+    { .copy_start_ns = 2000, .copy_end_ns = 3000, .submit_ns = 100 },
+    { .copy_start_ns = 1000, .copy_end_ns = 2000, .submit_ns = 200 },
+    { .copy_start_ns = 3200, .copy_end_ns = 4000, .submit_ns = 300 },
+  };
+  idle = account (swapped, (const bool[]) { true, true, true, true }, 4);
+  ok (idle.idle_ns[IDLE_OTHER] == 200 && copy_idle_total_ns (&idle) == 200,
+      "copies are taken in the order they started, not the order they were submitted");
   tap_plan (tap_count);         /* a trailing plan: TAP allows it */
   return done_testing ();
 }
