@@ -12,6 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cuda_runtime.h>
 
 /* The C headers use C11's _Noreturn, which C++ spells differently.  */
@@ -79,12 +82,72 @@ struct copy_in_flight
   cudaEvent_t done;
 };
 
+/* BYTES of page-locked MEMORY at *HOST, every page touched, as an arena's
+   pages are before its first fill; false with WHY set when refused.  */
+bool
+host_acquire (ceiling_memory memory, uint64_t bytes, unsigned char **host, char *why,
+              size_t why_size)
+{
+  if (memory == CEILING_HOST_ALLOC)
+    {
+      cudaError_t err = cudaHostAlloc (host, bytes, cudaHostAllocDefault);
+      if (err != cudaSuccess)
+        {
+          cudaGetLastError ();
+          snprintf (why, why_size, "cudaHostAlloc of %llu bytes: %s",
+                    (unsigned long long) bytes, cudaGetErrorString (err));
+          return false;
+        }
+      memset (*host, 0, bytes);
+      return true;
+    }
+  /* One memfd mapping: no name is left in /dev/shm whatever happens.  */
+  int fd = memfd_create ("arenabench-ceiling", MFD_CLOEXEC);
+  void *p = MAP_FAILED;
+  if (fd >= 0 && ftruncate (fd, (off_t) bytes) == 0)
+    p = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int err = errno;
+  if (fd >= 0)
+    close (fd);
+  if (p == MAP_FAILED)
+    {
+      snprintf (why, why_size, "%llu bytes of shared memory: %s", (unsigned long long) bytes,
+                strerror (err));
+      return false;
+    }
+  memset (p, 0, bytes);
+  cudaError_t cerr = cudaHostRegister (p, bytes, cudaHostRegisterDefault);
+  if (cerr != cudaSuccess)
+    {
+      cudaGetLastError ();
+      munmap (p, bytes);
+      snprintf (why, why_size, "cudaHostRegister of %llu bytes: %s", (unsigned long long) bytes,
+                cudaGetErrorString (cerr));
+      return false;
+    }
+  *host = static_cast<unsigned char *> (p);
+  return true;
+}
+
+void
+host_release (ceiling_memory memory, unsigned char *host, uint64_t bytes)
+{
+  if (memory == CEILING_HOST_ALLOC)
+    GPU_CHECK (cudaFreeHost (host));
+  else
+    {
+      GPU_CHECK (cudaHostUnregister (host));
+      munmap (host, bytes);
+    }
+}
+
 } // namespace
 
 bool
 ceiling_measure (const struct payload_layout *layout, enum payload_store store,
-                 unsigned producers, unsigned slots, double warmup_s, double seconds,
-                 struct ceiling_result *result, char *why, size_t why_size)
+                 enum ceiling_memory memory, unsigned producers, unsigned slots,
+                 double warmup_s, double seconds, struct ceiling_result *result, char *why,
+                 size_t why_size)
 {
   shared_state s;
   s.item_bytes = layout->bytes;
@@ -94,16 +157,9 @@ ceiling_measure (const struct payload_layout *layout, enum payload_store store,
   uint64_t fit = CEILING_BYTES_MAX / ((uint64_t) producers * layout->bytes);
   s.slots = (unsigned) std::max<uint64_t> (2, std::min<uint64_t> (slots, fit));
   uint64_t host_bytes = (uint64_t) producers * s.slots * layout->bytes;
-  cudaError_t err = cudaHostAlloc (&s.host, host_bytes, cudaHostAllocDefault);
-  if (err != cudaSuccess)
-    {
-      cudaGetLastError ();
-      snprintf (why, why_size, "cudaHostAlloc of %llu bytes: %s",
-                (unsigned long long) host_bytes, cudaGetErrorString (err));
-      return false;
-    }
-  /* Touched once, as an arena's pages are before its first fill.  */
-  memset (s.host, 0, host_bytes);
+  if (!host_acquire (memory, host_bytes, &s.host, why, why_size))
+    return false;
+  cudaError_t err;
   std::vector<std::atomic<int>> state (producers * s.slots);
   for (auto &st : state)
     st.store (SLOT_FREE);
@@ -187,7 +243,7 @@ ceiling_measure (const struct payload_layout *layout, enum payload_store store,
   for (cudaStream_t st : streams)
     GPU_CHECK (cudaStreamDestroy (st));
   GPU_CHECK (cudaFree (device));
-  GPU_CHECK (cudaFreeHost (s.host));
+  host_release (memory, s.host, host_bytes);
 
   *result = (ceiling_result) { .items = items, .bytes = items * layout->bytes,
                                .seconds = (double) elapsed / 1e9, .slots = s.slots };

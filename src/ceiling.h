@@ -3,8 +3,8 @@
    "ceiling" row).
 
    In one process, PRODUCERS threads each fill SLOTS slots of one
-   page-locked buffer (cudaHostAlloc) with the payload arena-produce
-   writes, in the same way (payload_fill_store, STORE), while this thread
+   page-locked buffer with the payload arena-produce writes, in the same
+   way (payload_fill_store, STORE), while this thread
    copies each filled slot to the device as soon as it is ready (two
    streams, up to eight copies in flight) and hands the slot back when its
    copy completes.  No processes, no rows, no check: whatever a pipeline
@@ -24,8 +24,13 @@ extern "C" {
 #include "payload.h"
 
 /* Page-locked bytes the ceiling holds at most: slots beyond it are left
-   out (two a producer at the least).  */
-#define CEILING_BYTES_MAX (UINT64_C (2) << 30)
+   out (two a producer at the least).  One registration holds them.  */
+#define CEILING_BYTES_MAX (UINT64_C (1) << 30)
+
+/* The buffer: cudaHostAlloc memory (as the reference probe uses), or
+   shared memory (a memfd, tmpfs pages as arenas have) page-locked with
+   cudaHostRegister, as a pinned arena is.  */
+enum ceiling_memory { CEILING_HOST_ALLOC, CEILING_REGISTERED_SHM };
 
 struct ceiling_result
 {
@@ -34,11 +39,13 @@ struct ceiling_result
   unsigned slots;               /* per producer, as used */
 };
 
-/* Run for WARMUP_S, then measure for SECONDS.  Returns false with WHY set
-   when the buffer cannot be had (cudaHostAlloc refused).  */
+/* Run for WARMUP_S, then measure for SECONDS, in MEMORY.  Returns false
+   with WHY set when the buffer cannot be had (refused by CUDA or the
+   system).  */
 bool ceiling_measure (const struct payload_layout *layout, enum payload_store store,
-                      unsigned producers, unsigned slots, double warmup_s, double seconds,
-                      struct ceiling_result *result, char *why, size_t why_size);
+                      enum ceiling_memory memory, unsigned producers, unsigned slots,
+                      double warmup_s, double seconds, struct ceiling_result *result,
+                      char *why, size_t why_size);
 
 #ifdef __cplusplus
 }

@@ -194,8 +194,9 @@ h2d_pipeline_batch_items (struct h2d_pipeline *pipe, unsigned items)
 
 bool
 ceiling_measure (const struct payload_layout *layout, enum payload_store store,
-                 unsigned producers, unsigned slots, double warmup_s, double seconds,
-                 struct ceiling_result *result, char *why, size_t why_size)
+                 enum ceiling_memory memory, unsigned producers, unsigned slots,
+                 double warmup_s, double seconds, struct ceiling_result *result,
+                 char *why, size_t why_size)
 {
   no_cuda ();
 }

@@ -68,10 +68,10 @@ that the padding between leaves is zero) on the GPU, and print CSV receipts.\n\
   fputs ("\
   --calibrate           after the run, add rows with the raw copy bandwidth\n\
                         of one item from pinned memory, malloc'd memory and\n\
-                        pageable shared memory, and the 'ceiling' row: the\n\
+                        pageable shared memory, and two ceiling rows: the\n\
                         run's producers as threads filling page-locked\n\
                         slots while the copy engine drains them, in one\n\
-                        process (1.25 s; implies --report run)\n\
+                        process (1.25 s each; implies --report run)\n\
   --no-verify           copy items without checking their values\n\
 ", stdout);
   fputs (OPTIONS_HELP_DESCRIPTION, stdout);
@@ -456,24 +456,25 @@ put_calibration (const struct gpu_sink *sink, const struct consumer_sink *consum
   consumer_put_run_receipt (consumer_sink, &r);
 }
 
-/* The ceiling row: the run's producers, size and slots in one process,
-   filling page-locked slots while the copy engine drains them
+/* A ceiling row: the run's producers, size and slots in one process,
+   filling page-locked slots of MEMORY while the copy engine drains them
    (ceiling.h).  */
 static void
-ceiling_row (const struct gpu_sink *sink, const struct consumer_sink *consumer_sink)
+ceiling_row (const struct gpu_sink *sink, const struct consumer_sink *consumer_sink,
+             const char *arm, enum ceiling_memory memory)
 {
   const struct run_config *config = &sink->config;
   struct payload_layout layout;
   payload_layout_init (&layout, config->size_bytes, config->dtype, config->kind);
   struct ceiling_result c;
   char why[200];
-  if (!ceiling_measure (&layout, STORE_AUTO, config->workers, config->slots, CEILING_WARMUP_S,
-                        CEILING_SECONDS, &c, why, sizeof why))
+  if (!ceiling_measure (&layout, STORE_AUTO, memory, config->workers, config->slots,
+                        CEILING_WARMUP_S, CEILING_SECONDS, &c, why, sizeof why))
     {
-      warn (0, "--calibrate: no ceiling row: %s", why);
+      warn (0, "--calibrate: no %s row: %s", arm, why);
       return;
     }
-  put_calibration (sink, consumer_sink, "ceiling", true, c.items, c.seconds, config->workers,
+  put_calibration (sink, consumer_sink, arm, true, c.items, c.seconds, config->workers,
                    c.slots);
 }
 
@@ -502,7 +503,8 @@ calibrate_rows (const struct gpu_sink *sink, const struct consumer_sink *consume
                        || raws[i].memory == GPU_HOST_REGISTERED_SHM,
                        CALIBRATE_REPEATS, seconds, CSV_NONE, CSV_NONE);
     }
-  ceiling_row (sink, consumer_sink);
+  ceiling_row (sink, consumer_sink, "ceiling", CEILING_HOST_ALLOC);
+  ceiling_row (sink, consumer_sink, "ceiling-registered-shm", CEILING_REGISTERED_SHM);
 }
 
 int

@@ -293,10 +293,10 @@ corrupt_first_item() {
                | h2d-check --warmup-epochs 1 --calibrate'
   assert_status 0
   [ "${lines[0]}" = "$RUN_HEADER" ]
-  [ "${#lines[@]}" -eq 7 ]
+  [ "${#lines[@]}" -eq 8 ]
   [ "$(printf '%s\n' "$output" | column arm | tr '\n' ' ')" = \
-    'pool-pinned raw-pinned raw-pageable raw-pageable-shm raw-registered-shm ceiling ' ]
-  [ "$(printf '%s\n' "$output" | column pinned | tr '\n' ' ')" = '1 1 0 0 1 1 ' ]
+    'pool-pinned raw-pinned raw-pageable raw-pageable-shm raw-registered-shm ceiling ceiling-registered-shm ' ]
+  [ "$(printf '%s\n' "$output" | column pinned | tr '\n' ' ')" = '1 1 0 0 1 1 1 ' ]
   [ "$(printf '%s\n' "$output" | column size_bytes | sort -u)" = 8388608 ]
   # Every row as wide as the header; every rate positive.
   [ "$(printf '%s\n' "$output" | awk -F, '{ print NF }' | sort -u | wc -l)" -eq 1 ]
@@ -325,7 +325,7 @@ corrupt_first_item() {
                | h2d-check --warmup-epochs 1 --inflight 4 --calibrate'
   assert_status 0
   [ "$(printf '%s\n' "$output" | column arm | tr '\n' ' ')" = \
-    'pool-pinned raw-pinned raw-pageable raw-pageable-shm raw-registered-shm ceiling ' ]
+    'pool-pinned raw-pinned raw-pageable raw-pageable-shm raw-registered-shm ceiling ceiling-registered-shm ' ]
   run bash -c 'arena-produce --size 1MiB --items 3 | h2d-check'
   assert_status 0
   [ "${#lines[@]}" -eq 4 ]

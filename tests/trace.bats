@@ -148,7 +148,7 @@ PY
   assert_output "adds up within"
 }
 
-@test "h2d-check --calibrate: a ceiling row with the run's workers and slots, after the raw rows" {
+@test "h2d-check --calibrate: the two ceiling rows with the run's workers and slots, after the raw rows" {
   require_gpu
   run bash -c 'arena-produce --pin --workers 2 --slots 3 --items 8 --epochs 2 --size 1MiB \
     | h2d-check --warmup-epochs 1 --calibrate'
@@ -160,5 +160,6 @@ raw-pinned  1   measured no idle
 raw-pageable  0   measured no idle
 raw-pageable-shm  0   measured no idle
 raw-registered-shm  1   measured no idle
-ceiling  1 2 3 measured no idle"
+ceiling  1 2 3 measured no idle
+ceiling-registered-shm  1 2 3 measured no idle"
 }
