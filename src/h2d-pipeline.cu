@@ -582,8 +582,7 @@ grow_buffers (h2d_pipeline *pipe, uint64_t bytes)
   if (pipe->pending)
     die (EXIT_SOFTWARE, 0, "h2d_pipeline_submit: buffers must grow with items in flight");
   /* 16 bytes more: the kernel's vector loads never leave the buffer.  */
-  uint64_t size = std::max<uint64_t> ((bytes + 15) / 16 * 16,
-                                      pipe->stage ? H2D_STAGED_BATCH_BYTES : H2D_BATCH_BYTES);
+  uint64_t size = std::max<uint64_t> ((bytes + 15) / 16 * 16, H2D_BATCH_BYTES);
   for (flight &f : pipe->flights)
     {
       if (f.device)

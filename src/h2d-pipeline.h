@@ -67,9 +67,7 @@ extern "C" {
 /* A batch: at most this many items, in a buffer of at least this many
    bytes (a larger item gets a buffer, and a batch, of its own).  */
 #define H2D_BATCH_ITEMS 64
-#define H2D_BATCH_BYTES (UINT64_C (16) << 20)
-/* Staged, the buffer is page-locked host memory too: a smaller one.  */
-#define H2D_STAGED_BATCH_BYTES (UINT64_C (4) << 20)
+#define H2D_BATCH_BYTES (UINT64_C (4) << 20)
 
 /* Items this close behind the previous one in host memory travel in its
    copy, the bytes between them too (a ring record's header, a slot's
