@@ -201,11 +201,11 @@ send_rows_before_wait (struct arena *arena)
   send_held_rows (arena->id.worker);
 }
 
-/* Add the row in LINE to the held rows; send them if it is time.  */
+/* Add the row in LINE, made at NOW, to the held rows; send them if it is
+   time.  */
 static void
-write_row (uint32_t worker, struct csv_line *line, uint64_t fill_ns)
+write_row (uint32_t worker, struct csv_line *line, uint64_t fill_ns, uint64_t now)
 {
-  uint64_t now = clock_now_ns ();
   if (!held_rows.used)
     held_since_ns = now;
   int err = csv_line_batch (line, &held_rows, STDOUT_FILENO);
@@ -274,7 +274,7 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
                          epoch + 1 == cfg->run.epochs && index + 1 == cfg->run.items);
           row.row_ns = clock_now_ns ();
           handle_row_format (&line, &row);
-          write_row (worker, &line, row.gen_ns);
+          write_row (worker, &line, row.gen_ns, row.row_ns);
         }
     }
   send_held_rows (worker);

@@ -73,22 +73,43 @@ csv_line_str (struct csv_line *line, const char *value)
   append (line, "\"", 1);
 }
 
+/* VALUE's decimal digits, ending at END; returns where they begin.  A
+   producer writes a row of twenty numbers per item: at a million 4 KiB
+   items a second, snprintf's machinery was half of arena-produce's time. */
+static char *
+format_u64 (uint64_t value, char *end)
+{
+  char *p = end;
+  do
+    {
+      *--p = (char) ('0' + value % 10);
+      value /= 10;
+    }
+  while (value);
+  return p;
+}
+
 void
 csv_line_u64 (struct csv_line *line, uint64_t value)
 {
   char text[24];
-  int n = snprintf (text, sizeof text, "%" PRIu64, value);
+  char *end = text + sizeof text, *begin = format_u64 (value, end);
   separator (line);
-  append (line, text, (size_t) n);
+  append (line, begin, (size_t) (end - begin));
 }
 
 void
 csv_line_i64 (struct csv_line *line, int64_t value)
 {
   char text[24];
-  int n = snprintf (text, sizeof text, "%" PRId64, value);
+  char *end = text + sizeof text;
+  /* The magnitude as unsigned: -INT64_MIN does not fit in an int64_t.  */
+  uint64_t magnitude = value < 0 ? 0 - (uint64_t) value : (uint64_t) value;
+  char *begin = format_u64 (magnitude, end);
+  if (value < 0)
+    *--begin = '-';
   separator (line);
-  append (line, text, (size_t) n);
+  append (line, begin, (size_t) (end - begin));
 }
 
 void

@@ -85,10 +85,26 @@ handle_row_header (struct csv_line *line)
     csv_line_str (line, handle_fields[c].name);
 }
 
+/* LAYOUT as the leaves column writes it, formatted once for the rows of a
+   run (they repeat it; a dozen snprintf calls a row otherwise).  */
+static const char *
+layout_text (const struct payload_layout *layout)
+{
+  static struct payload_layout cached;
+  static char text[128];
+  static bool have;
+  if (!have || memcmp (&cached, layout, sizeof cached) != 0)
+    {
+      payload_layout_format (layout, text, sizeof text);
+      cached = *layout;
+      have = true;
+    }
+  return text;
+}
+
 void
 handle_row_format (struct csv_line *line, const struct handle_row *row)
 {
-  char leaves[128];
   for (int c = 0; c < HC_COUNT; c++)
     switch (c)
       {
@@ -111,8 +127,7 @@ handle_row_format (struct csv_line *line, const struct handle_row *row)
         csv_line_str (line, payload_kind_names[row->config.kind]);
         break;
       case HC_LEAVES:
-        payload_layout_format (&row->layout, leaves, sizeof leaves);
-        csv_line_str (line, leaves);
+        csv_line_str (line, layout_text (&row->layout));
         break;
       case HC_PINNED:
         csv_line_u64 (line, row->config.pinned);
@@ -181,16 +196,7 @@ parse_u64 (const char *text, uint64_t max, uint64_t *value)
 static bool
 leaves_match (const struct payload_layout *layout, const char *text)
 {
-  static struct payload_layout cached;
-  static char formatted[128];
-  static bool have;
-  if (!have || memcmp (&cached, layout, sizeof cached) != 0)
-    {
-      payload_layout_format (layout, formatted, sizeof formatted);
-      cached = *layout;
-      have = true;
-    }
-  return STREQ (formatted, text);
+  return STREQ (layout_text (layout), text);
 }
 
 static int

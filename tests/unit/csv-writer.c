@@ -6,6 +6,7 @@
 #include "csv-writer.h"
 #include "tap.h"
 
+#include <inttypes.h>
 #include <limits.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,9 +22,53 @@ make_line (struct csv_line *line, int i, char *filler, size_t filler_size)
   csv_line_str (line, filler);
 }
 
+/* Integers as printf writes them, at the ends of their ranges and at
+   every change of digit count.  */
+static void
+check_integers (void)
+{
+  static const int64_t signed_values[] = { 0, 1, -1, 9, 10, -10, 99, 100, 12345, -987654321,
+                                           INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+  struct csv_line line = { 0 };
+  char want[64];
+  bool same = true;
+  for (size_t i = 0; i < ARRAY_SIZE (signed_values); i++)
+    {
+      csv_line_reset (&line);
+      csv_line_i64 (&line, signed_values[i]);
+      snprintf (want, sizeof want, "%" PRId64, signed_values[i]);
+      if (line.used != strlen (want) || memcmp (line.text, want, line.used) != 0)
+        {
+          printf ("#   %s written as %.*s\n", want, (int) line.used, line.text);
+          same = false;
+        }
+    }
+  ok (same, "csv_line_i64 writes what printf's %%" PRId64 " writes");
+  same = true;
+  for (uint64_t p = 1, k = 0; k < 20; k++, p *= 10)
+    {
+      const uint64_t values[] = { p - 1, p, p + 1, UINT64_MAX - k };
+      for (size_t i = 0; i < ARRAY_SIZE (values); i++)
+        {
+          csv_line_reset (&line);
+          csv_line_u64 (&line, values[i]);
+          csv_line_u64 (&line, 7);
+          snprintf (want, sizeof want, "%" PRIu64 ",7", values[i]);
+          if (line.used != strlen (want) || memcmp (line.text, want, line.used) != 0)
+            {
+              printf ("#   %s written as %.*s\n", want, (int) line.used, line.text);
+              same = false;
+            }
+        }
+    }
+  ok (same, "csv_line_u64 writes what printf's %%" PRIu64 " writes, fields separated");
+  csv_line_free (&line);
+}
+
 int
 main (void)
 {
+  check_integers ();
   enum { LINES = 2000 };
   int sv[2];
   if (socketpair (AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
