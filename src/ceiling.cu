@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -27,6 +26,7 @@ extern "C" {
 }
 #include "gpu.h"
 #include "ceiling.h"
+#include "h2d-pipeline.h"
 
 /* Copies in flight at most, the streams they take turns on and the
    device slots they land in.  */
@@ -48,8 +48,6 @@ struct shared_state
   payload_store store;
   unsigned producers, slots;
   std::vector<std::atomic<int>> state;      /* per slot */
-  std::mutex lock;
-  std::deque<unsigned> filled;              /* in the order they filled */
   std::atomic<bool> stop{ false };
 };
 
@@ -71,14 +69,14 @@ produce (shared_state *s, unsigned p)
                           s->store);
       sequence += s->producers;
       s->state[slot].store (SLOT_FILLED, std::memory_order_release);
-      std::lock_guard<std::mutex> hold (s->lock);
-      s->filled.push_back (slot);
     }
 }
 
+/* A copy in flight: COUNT slots from SLOT on, back to back in the
+   buffer.  */
 struct copy_in_flight
 {
-  unsigned slot;
+  unsigned slot, count;
   cudaEvent_t done;
 };
 
@@ -165,8 +163,13 @@ ceiling_measure (const struct payload_layout *layout, enum payload_store store,
     st.store (SLOT_FREE);
   s.state.swap (state);
 
+  /* A copy takes the filled slots that follow each other in one
+     producer's range, as h2d-check joins an arena's adjacent items, up to
+     one batch's bytes (or one item, when larger).  */
+  uint64_t run_bytes = std::max<uint64_t> (layout->bytes, H2D_BATCH_BYTES);
+  unsigned run_slots = (unsigned) std::max<uint64_t> (1, run_bytes / layout->bytes);
   unsigned char *device;
-  GPU_CHECK (cudaMalloc (&device, CEILING_DEVICE_SLOTS * layout->bytes));
+  GPU_CHECK (cudaMalloc (&device, CEILING_DEVICE_SLOTS * run_bytes));
   cudaStream_t streams[CEILING_STREAMS];
   for (cudaStream_t &st : streams)
     GPU_CHECK (cudaStreamCreateWithFlags (&st, cudaStreamNonBlocking));
@@ -178,9 +181,12 @@ ceiling_measure (const struct payload_layout *layout, enum payload_store store,
   for (unsigned p = 0; p < producers; p++)
     threads.emplace_back (produce, &s, p);
 
-  /* Copy what is filled as soon as it is; free a slot once its copy is
-     done.  The clock starts after the warm-up, counting completions.  */
+  /* Copy what is filled as soon as it is, the producers in turn, each
+     from the slot it fills next; free the slots once their copy is done.
+     The clock starts after the warm-up, counting completed items.  */
   std::deque<copy_in_flight> inflight;
+  std::vector<unsigned> next (producers, 0);     /* per producer, in its range */
+  unsigned turn = 0;
   uint64_t submitted = 0, completed = 0, completed_at_start = 0;
   uint64_t start = clock_now_ns (), measure_from = 0;
   uint64_t warmup_ns = (uint64_t) (warmup_s * 1e9), measure_ns = (uint64_t) (seconds * 1e9);
@@ -203,19 +209,29 @@ ceiling_measure (const struct payload_layout *layout, enum payload_store store,
               break;
             }
           GPU_CHECK (err);
-          s.state[inflight.front ().slot].store (SLOT_FREE, std::memory_order_release);
+          const copy_in_flight &c = inflight.front ();
+          for (unsigned k = 0; k < c.count; k++)
+            s.state[c.slot + k].store (SLOT_FREE, std::memory_order_release);
+          completed += c.count;
           inflight.pop_front ();
-          completed++;
         }
       int slot = -1;
-      if (inflight.size () < CEILING_INFLIGHT)
+      unsigned count = 0;
+      for (unsigned i = 0; i < producers && slot < 0 && inflight.size () < CEILING_INFLIGHT; i++)
         {
-          std::lock_guard<std::mutex> hold (s.lock);
-          if (!s.filled.empty ())
-            {
-              slot = (int) s.filled.front ();
-              s.filled.pop_front ();
-            }
+          unsigned p = (turn + i) % producers;
+          unsigned first = p * s.slots + next[p];
+          if (s.state[first].load (std::memory_order_acquire) != SLOT_FILLED)
+            continue;
+          /* The state stays FILLED until the copy is done: only this thread
+             reads it there, and the producer waits for FREE.  */
+          count = 1;
+          while (count < run_slots && next[p] + count < s.slots
+                 && s.state[first + count].load (std::memory_order_acquire) == SLOT_FILLED)
+            count++;
+          slot = (int) first;
+          next[p] = (next[p] + count) % s.slots;
+          turn = p + 1;
         }
       if (slot < 0)
         {
@@ -223,12 +239,13 @@ ceiling_measure (const struct payload_layout *layout, enum payload_store store,
           continue;
         }
       cudaStream_t stream = streams[submitted % CEILING_STREAMS];
-      GPU_CHECK (cudaMemcpyAsync (device + (submitted % CEILING_DEVICE_SLOTS) * layout->bytes,
-                                  s.host + (uint64_t) slot * layout->bytes, layout->bytes,
-                                  cudaMemcpyHostToDevice, stream));
+      GPU_CHECK (cudaMemcpyAsync (device + (submitted % CEILING_DEVICE_SLOTS) * run_bytes,
+                                  s.host + (uint64_t) slot * layout->bytes,
+                                  (uint64_t) count * layout->bytes, cudaMemcpyHostToDevice,
+                                  stream));
       cudaEvent_t done = events[submitted % CEILING_INFLIGHT];
       GPU_CHECK (cudaEventRecord (done, stream));
-      inflight.push_back ({ (unsigned) slot, done });
+      inflight.push_back ({ (unsigned) slot, count, done });
       submitted++;
     }
   uint64_t elapsed = clock_now_ns () - measure_from;

@@ -5,9 +5,11 @@
    In one process, PRODUCERS threads each fill SLOTS slots of one
    page-locked buffer with the payload arena-produce writes, in the same
    way (payload_fill_store, STORE), while this thread
-   copies each filled slot to the device as soon as it is ready (two
-   streams, up to eight copies in flight) and hands the slot back when its
-   copy completes.  No processes, no rows, no check: whatever a pipeline
+   copies filled slots to the device as soon as they are ready (the
+   producers in turn; slots of one producer filled back to back go in one
+   copy, as h2d-check joins an arena's adjacent items, up to
+   H2D_BATCH_BYTES; two streams, up to eight copies in flight) and hands
+   them back when their copy completes.  No processes, no rows, no check: whatever a pipeline
    of arenas loses beyond this rate is its own.
 
    Implemented by ceiling.cu; without CUDA, gpu-none.c dies with
