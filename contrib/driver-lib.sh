@@ -352,7 +352,7 @@ drv_human() {
 # h2d-check --calibrate, the memcpy reference, the fill-only arms.
 drv_not_pipeline='^(raw-|memcpy$|ceiling$|[a-z]+-fill$)'
 
-# drv_limits KEY VALUE MODE NOTES < STATS: each pipeline arm's limit, from
+# drv_limits KEY VALUE MODE NOTES UNIT < STATS: each pipeline arm's limit, from
 # bench-summarize's csv STATS (--by KEY,arm; rows of column VALUE), as
 # "KEY|ARM|mean|low|high|n|limit|bound|% of limit|pct|limit low|limit high".
 # The candidates: the fill+copy ceiling (the ceiling arm at KEY) or, where
@@ -364,7 +364,7 @@ drv_not_pipeline='^(raw-|memcpy$|ceiling$|[a-z]+-fill$)'
 # "note: ..." line in NOTES says so.  Above the limit's mean but within
 # the CIs is "~100%": as far as the runs can tell, nothing left to gain.
 drv_limits() {
-  awk -F, -v key="$1" -v val="$2" -v mode="$3" -v notes="$4" -v skip="$drv_not_pipeline" "$drv_awk_num"'
+  awk -F, -v key="$1" -v val="$2" -v mode="$3" -v notes="$4" -v unit="$5" -v skip="$drv_not_pipeline" "$drv_awk_num"'
     function human(b,   i, u) { split("B KiB MiB GiB TiB", u, " "); i = 1
       while (b >= 1024 && b % 1024 == 0 && i < 5) { b /= 1024; i++ } return b u[i] }
     function label(k, a) { return (key == "workers" ? k (k == 1 ? " producer" : " producers") "," : human(k)) " " a }
@@ -389,9 +389,9 @@ drv_limits() {
           lim = C[j]; bound = W[j]; pnum = sprintf("%.1f", 100 * M[K] / M[lim])
           pct = M[K] + 0 <= M[lim] + 0 ? sprintf("%.0f%%", 100 * M[K] / M[lim]) : "~100%"
           break }
-        for (j = 1; j <= nd; j++)
-          printf "note: %s: %s is above its %s limit %s beyond both 95%% CIs: no limit in these runs; %s\n", label(p[1], p[2]),
-            cell(K), W[drop[j]], cell(C[drop[j]]), lim == "" ? "no limit claimed" : "limit used: " bound > notes
+        if (nd) { t = ""; for (j = 1; j <= nd; j++) t = t (j > 1 ? " and its " : "") W[drop[j]] ", " cell(C[drop[j]])
+          printf "note: %s: %s %s is above its %s, beyond both 95%% CIs: %s in these runs; %s\n", label(p[1], p[2]), cell(K), unit,
+            t, (nd > 1 ? "neither is a limit" : "that is no limit"), (lim == "" ? "no limit claimed" : "limit used: " bound) > notes }
         print p[1] "|" p[2] "|" M[K] "|" L[K] "|" H[K] "|" N[K] "|" (lim == "" ? "" : M[lim]) "|" bound "|" pct "|" pnum "|" \
           (lim == "" ? "" : L[lim]) "|" (lim == "" ? "" : H[lim]) } }'
 }
@@ -417,7 +417,7 @@ drv_limit_csv() {
 
 # drv_idle KEY ROWS: where the copy engine sat idle, per KEY and pipeline
 # arm of the run rows ROWS that carry h2d-check's idle_* columns, as
-# "KEY|ARM|n|mean idle s|idle %|no row %|no slot %|check %|other %", each
+# "KEY|ARM|n|mean idle ms|idle %|no row %|no slot %|check %|other %", each
 # % the mean over the runs of that share of the run's measured seconds.
 drv_idle() {
   awk -F, -v key="$1" -v skip="$drv_not_pipeline" '
@@ -428,7 +428,7 @@ drv_idle() {
     $c["idle_s"] == "" || $c["arm"] ~ skip || $c["seconds"] + 0 <= 0 { next }
     { K = $c[key] "|" $c["arm"]; if (!(K in n)) order[++nk] = K; n[K]++; s[K] += $c["idle_s"]
       for (j = 1; j <= 5; j++) pc[K, j] += 100 * $c[w[j]] / $c["seconds"] }
-    END { for (i = 1; i <= nk; i++) { K = order[i]; printf "%s|%d|%.3g", K, n[K], s[K] / n[K]
+    END { for (i = 1; i <= nk; i++) { K = order[i]; printf "%s|%d|%.3g", K, n[K], 1000 * s[K] / n[K]
             for (j = 1; j <= 5; j++) printf "|%.1f%%", pc[K, j] / n[K]
             print "" } }' "$2" | drv_arm_order
 }
