@@ -428,7 +428,7 @@ drv_idle() {
     $c["idle_s"] == "" || $c["arm"] ~ skip || $c["seconds"] + 0 <= 0 { next }
     { K = $c[key] "|" $c["arm"]; if (!(K in n)) order[++nk] = K; n[K]++; s[K] += $c["idle_s"]
       for (j = 1; j <= 5; j++) pc[K, j] += 100 * $c[w[j]] / $c["seconds"] }
-    END { for (i = 1; i <= nk; i++) { K = order[i]; printf "%s|%d|%.3g", K, n[K], 1000 * s[K] / n[K]
+    END { for (i = 1; i <= nk; i++) { K = order[i]; ms = 1000 * s[K] / n[K]; printf "%s|%d|" (ms >= 100 ? "%.0f" : "%.3g"), K, n[K], ms
             for (j = 1; j <= 5; j++) printf "|%.1f%%", pc[K, j] / n[K]
             print "" } }' "$2" | drv_arm_order
 }
