@@ -918,3 +918,25 @@ $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   [ -d "$TMP/s/h2d-sweep" ]
   cmp "$TMP/before" "$TMP/s/receipt.txt"
 }
+
+@test "h200-session refuses an h2d-check without the ceiling arm or the idle columns (stand-in): 69, nothing written" {
+  fake_gpu
+  cp "$top_srcdir/contrib/h200-session" "$TMP/bin/"
+  PATH=$TMP/bin:$PATH FAKE_CEILING=0 run h200-session --machine h200 --out "$TMP/s"
+  assert_status 69
+  assert_output "h200-session: this h2d-check has no ceiling arm under --calibrate or no idle_* columns: no session to publish"
+  PATH=$TMP/bin:$PATH FAKE_IDLE=0 run h200-session --machine h200 --out "$TMP/s"
+  assert_status 69
+  assert_output "h200-session: this h2d-check has no ceiling arm under --calibrate or no idle_* columns: no session to publish"
+  [ ! -e "$TMP/s" ]
+  # The stand-in as it is passes the check: the session would start (its
+  # dry run lists the steps; the check runs only before real steps).
+  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run h200-session --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
+  assert_status 0
+  run cat "$TMP/h2d.log"
+  assert_output "h2d-check --report run
+h2d-check --warmup-epochs 1 --report run --calibrate"
+  run grep -c '^step: [a-z0-9-]* skipped (--skip)$' "$TMP/s/receipt.txt"
+  assert_output 6
+}
+
