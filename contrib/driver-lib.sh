@@ -277,13 +277,16 @@ drv_col() { head -n 1 "$1" | tr ',' '\n' | grep -qxF "$2"; }
 
 # The awk functions of the headline: dig(lo, hi) is the decimal place
 # that keeps 2 significant digits of the interval's half-width (3
-# significant digits of x when there is no interval); num(x, d) writes x
-# rounded there.
+# significant digits of x when there is no interval), but at least one of
+# a positive x, so that an interval far wider than its mean (n = 2) never
+# rounds the mean to 0; num(x, d) writes x rounded there.
 drv_awk_num='
 function flr(x) { return x == int(x) ? x : x < 0 ? int(x) - 1 : int(x) }
-function dig(x, lo, hi,   h) {
+function dig(x, lo, hi,   h, d) {
   h = (lo == "" || hi == "") ? 0 : (hi - lo) / 2
-  if (h > 0) return flr(log(h) / log(10)) - 1
+  if (h > 0) { d = flr(log(h) / log(10)) - 1
+    if (x > 0 && d > flr(log(x) / log(10))) d = flr(log(x) / log(10))
+    return d }
   return x > 0 ? flr(log(x) / log(10)) - 2 : 0 }
 function num(x, d) {
   if (d >= 0) return sprintf("%.0f", sprintf("%.0f", x / 10 ^ d) * 10 ^ d)
@@ -355,9 +358,10 @@ drv_not_pipeline='^(raw-|memcpy$|ceiling$|[a-z]+-fill$)'
 # drv_limits KEY VALUE MODE NOTES UNIT < STATS: each pipeline arm's limit, from
 # bench-summarize's csv STATS (--by KEY,arm; rows of column VALUE), as
 # "KEY|ARM|mean|low|high|n|limit|bound|% of limit|pct|limit low|limit high".
-# The candidates: the fill+copy ceiling (the ceiling arm at KEY) or, where
-# there is none, the fill rate alone (BACKEND-fill at KEY); and the link
-# (the highest raw-pinned mean of any KEY), not with MODE cpu.  The limit
+# The candidates (bound): "ceiling", the fill+copy ceiling (the ceiling
+# arm at KEY) or, where there is none, "fill alone", the fill rate alone
+# (BACKEND-fill at KEY); and "link", the highest raw-pinned mean of any
+# KEY, not with MODE cpu.  The limit
 # is the smallest candidate the row does not exceed beyond both 95% CIs
 # (its low end above the candidate's high end; a mean without a CI is its
 # own interval): one it exceeds so is no limit of these runs, and a
@@ -371,6 +375,7 @@ drv_limits() {
     function lo(K) { return L[K] == "" ? M[K] : L[K] }
     function hi(K) { return H[K] == "" ? M[K] : H[K] }
     function cell(K) { return ci(M[K], L[K], H[K]) }
+    BEGIN { long["ceiling"] = "fill+copy ceiling"; long["link"] = "link (raw-pinned peak)"; long["fill alone"] = "fill rate alone" }
     NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     $c["column"] != val { next }
     { K = $c[key] SUBSEP $c["arm"]; M[K] = $c["mean"]; L[K] = $c["ci_low"]; H[K] = $c["ci_high"]; N[K] = $c["n"]
@@ -379,9 +384,9 @@ drv_limits() {
     END {
       for (i = 1; i <= nk; i++) {
         K = keys[i]; split(K, p, SUBSEP); b = p[2]; sub(/-.*/, "", b); nc = 0
-        if (mode != "cpu" && ((p[1] SUBSEP "ceiling") in M)) { C[++nc] = p[1] SUBSEP "ceiling"; W[nc] = "fill+copy ceiling" }
+        if (mode != "cpu" && ((p[1] SUBSEP "ceiling") in M)) { C[++nc] = p[1] SUBSEP "ceiling"; W[nc] = "ceiling" }
         else if ((p[1] SUBSEP b "-fill") in M) { C[++nc] = p[1] SUBSEP b "-fill"; W[nc] = "fill alone" }
-        if (mode != "cpu" && peak != "") { C[++nc] = peak; W[nc] = "link (raw-pinned peak)" }
+        if (mode != "cpu" && peak != "") { C[++nc] = peak; W[nc] = "link" }
         if (nc == 2 && M[C[2]] + 0 < M[C[1]] + 0) { t = C[1]; C[1] = C[2]; C[2] = t; t = W[1]; W[1] = W[2]; W[2] = t }
         lim = ""; bound = "-"; pct = "-"; pnum = ""; nd = 0
         for (j = 1; j <= nc; j++) {
@@ -389,9 +394,9 @@ drv_limits() {
           lim = C[j]; bound = W[j]; pnum = sprintf("%.1f", 100 * M[K] / M[lim])
           pct = M[K] + 0 <= M[lim] + 0 ? sprintf("%.0f%%", 100 * M[K] / M[lim]) : "~100%"
           break }
-        if (nd) { t = ""; for (j = 1; j <= nd; j++) t = t (j > 1 ? " and its " : "") W[drop[j]] ", " cell(C[drop[j]])
+        if (nd) { t = ""; for (j = 1; j <= nd; j++) t = t (j > 1 ? " and its " : "") long[W[drop[j]]] ", " cell(C[drop[j]])
           printf "note: %s: %s %s is above its %s, beyond both 95%% CIs: %s in these runs; %s\n", label(p[1], p[2]), cell(K), unit,
-            t, (nd > 1 ? "neither is a limit" : "that is no limit"), (lim == "" ? "no limit claimed" : "limit used: " bound) > notes }
+            t, (nd > 1 ? "neither is a limit" : "that is no limit"), (lim == "" ? "no limit claimed" : "limit used: the " long[bound]) > notes }
         print p[1] "|" p[2] "|" M[K] "|" L[K] "|" H[K] "|" N[K] "|" (lim == "" ? "" : M[lim]) "|" bound "|" pct "|" pnum "|" \
           (lim == "" ? "" : L[lim]) "|" (lim == "" ? "" : H[lim]) } }'
 }

@@ -55,12 +55,12 @@ arms"
   # a row per checked arm and worker count, and the memcpy reference of
   # each, in items/s and GB/s.
   run sed -n '1,7p' "$TMP/pa/summary.txt"
-  assert_output "# pinned-arena: 64KiB fp32 tensor items checked on the CPU (arena-consume; no GPU)
+  assert_output "# pinned-arena: 64KiB fp32 tensor items checked on the CPU by arena-consume (no GPU)
 # host $(hostname): $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
-# limit: the producers' fill rate alone (BACKEND-fill: the consumer reads
-# the arena in place, nothing is copied); memcpy: one thread copying the
-# same bytes (dd), a reference, not a limit
+# limit: \"fill alone\", the producers' fill rate alone (BACKEND-fill: the
+# consumer reads the arena in place, nothing is copied); memcpy: one
+# thread copying the same bytes (dd), a reference, not a limit
 # % of limit: the share of it reached, the rest is left to gain"
   run sed -n '/^producers /,/^$/p' "$TMP/pa/summary.txt"
   [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +vs\ memcpy\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
@@ -227,11 +227,12 @@ cell='[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\]'
   cmp <(printf '%s\n' "$output") "$TMP/pf/summary.txt"
   # Rows without a ceiling arm (an h2d-check without one): the fill rate
   # alone or the link, and the headline says so.
-  run sed -n '1,5p;13,18p' "$TMP/pf/summary.txt"
-  assert_output "# pinned-arena: 8MiB fp32 tensor items copied to Fabricated GPU and checked there (h2d-check)
+  run sed -n '1,6p;14,19p' "$TMP/pf/summary.txt"
+  assert_output "# pinned-arena: 8MiB fp32 tensor items to Fabricated GPU, checked there
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
-# limit: the producers' fill rate alone (BACKEND-fill; no ceiling arm in
-# these rows) or the link where lower (raw-pinned peak, 6460 items/s, 54.2 GB/s)
+# limit: the smaller of \"fill alone\", the producers' fill rate alone
+# (BACKEND-fill; no ceiling arm in these rows), and \"link\", the
+# raw-pinned peak: 6460 items/s, 54.2 GB/s
 # % of limit: the share of it reached, the rest is left to gain
 
 1 producer, pool: pinned arena vs pageable: 2.797x faster [2.738, 2.859] (95% CI, n=3 per arm)
@@ -239,16 +240,16 @@ cell='[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\]'
 4 producers, pool: pinned arena vs pageable: 8.57x faster [8.12, 9.04] (95% CI, n=3 per arm)
 4 producers, pool: pinned arena vs staged (1 copy thread): 2.50x faster [2.33, 2.69] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats"
-  run sed -n '6,12p' "$TMP/pf/summary.txt"
+  run sed -n '7,13p' "$TMP/pf/summary.txt"
   [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
   [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +$cell\ +98%\ +2250\ +fill\ alone$ ]]
   [[ "${lines[2]}" =~ ^1\ +pool-staged\ +3\ +$cell\ +$cell\ +44%\ +2250\ +fill\ alone$ ]]
   # The link's limit is the highest raw-pinned mean (1 producer's run,
   # 6460), for every arm: no copy goes faster, pinned or not.
   [[ "${lines[3]}" =~ ^1\ +pool-pageable\ +3\ +$cell\ +$cell\ +35%\ +2250\ +fill\ alone$ ]]
-  [[ "${lines[4]}" =~ ^4\ +pool-pinned\ +3\ +$cell\ +$cell\ +93%\ +6460\ +link\ \(raw-pinned\ peak\)$ ]]
-  [[ "${lines[5]}" =~ ^4\ +pool-staged\ +3\ +$cell\ +$cell\ +37%\ +6460\ +link\ \(raw-pinned\ peak\)$ ]]
-  [[ "${lines[6]}" =~ ^4\ +pool-pageable\ +3\ +$cell\ +$cell\ +11%\ +6460\ +link\ \(raw-pinned\ peak\)$ ]]
+  [[ "${lines[4]}" =~ ^4\ +pool-pinned\ +3\ +$cell\ +$cell\ +93%\ +6460\ +link$ ]]
+  [[ "${lines[5]}" =~ ^4\ +pool-staged\ +3\ +$cell\ +$cell\ +37%\ +6460\ +link$ ]]
+  [[ "${lines[6]}" =~ ^4\ +pool-pageable\ +3\ +$cell\ +$cell\ +11%\ +6460\ +link$ ]]
   # summary.csv: the limit with its CI, its % and the bound on the checked
   # arms' rows.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -256,9 +257,9 @@ note: fabricated rows for tests/drivers.bats"
   assert_output "1 pool-pageable items_per_s 2250 1 35.1 fill alone
 1 pool-pinned items_per_s 2250 1 98.2 fill alone
 1 pool-staged items_per_s 2250 1 44.4 fill alone
-4 pool-pageable items_per_s 6460 1 10.8 link (raw-pinned peak)
-4 pool-pinned items_per_s 6460 1 92.9 link (raw-pinned peak)
-4 pool-staged items_per_s 6460 1 37.2 link (raw-pinned peak)"
+4 pool-pageable items_per_s 6460 1 10.8 link
+4 pool-pinned items_per_s 6460 1 92.9 link
+4 pool-staged items_per_s 6460 1 37.2 link"
 }
 
 # tests/data/pinned-arena-ceiling: fabricated rows with h2d-check's
@@ -268,16 +269,16 @@ note: fabricated rows for tests/drivers.bats"
   assert_status 0
   cmp <(printf '%s\n' "$output") "$TMP/pc/summary.txt"
   run sed -n '1,8p;18,$p' "$TMP/pc/summary.txt"
-  assert_output "# pinned-arena: 8MiB fp32 tensor items copied to Fabricated GPU (device 0) and checked there (h2d-check)
+  assert_output "# pinned-arena: 8MiB fp32 tensor items to Fabricated GPU (device 0), checked there
 # host fabricated-host: Fabricated CPU (16 online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
-# limit: the fill+copy ceiling (h2d-check --calibrate's ceiling arm: the
-# host filling and copying at once, same producers, size and slots) or
-# the link where lower (raw-pinned peak, 6450 items/s, 54.1 GB/s)
+# limit: the smaller of \"ceiling\", the fill+copy ceiling (h2d-check
+# --calibrate: the host filling and copying at once, same producers,
+# size and slots), and \"link\", the raw-pinned peak: 6450 items/s, 54.1 GB/s
 # % of limit: the share of it reached, the rest is left to gain
 # ~100%: above the limit's mean, within both 95% CIs
 
-note: 4 producers, ring-pinned: 6350 [6230, 6480] items/s is above its fill+copy ceiling, 6000 [5951, 6050], beyond both 95% CIs: that is no limit in these runs; limit used: link (raw-pinned peak)
+note: 4 producers, ring-pinned: 6350 [6230, 6480] items/s is above its fill+copy ceiling, 6000 [5951, 6050], beyond both 95% CIs: that is no limit in these runs; limit used: the link (raw-pinned peak)
 1 producer, pool: pinned arena vs pageable: 2.556x faster [2.461, 2.657] (95% CI, n=3 per arm)
 1 producer, ring: pinned arena vs pageable: 2.74x faster [2.58, 2.91] (95% CI, n=3 per arm)
 4 producers, pool: pinned arena vs pageable: 6.15x faster [5.84, 6.47] (95% CI, n=3 per arm)
@@ -302,30 +303,30 @@ producers  arm            n  idle ms  idle   no row  no slot  check  other
   [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
   # The ceiling (2400, 6000), below the link (6450), is the limit; the
   # fill-only arms (2600, 6100) are not, with a ceiling there.
-  [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +$cell\ +96%\ +2400\ +fill\+copy\ ceiling$ ]]
-  [[ "${lines[2]}" =~ ^1\ +pool-pageable\ +3\ +$cell\ +$cell\ +38%\ +2400\ +fill\+copy\ ceiling$ ]]
+  [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +$cell\ +96%\ +2400\ +ceiling$ ]]
+  [[ "${lines[2]}" =~ ^1\ +pool-pageable\ +3\ +$cell\ +$cell\ +38%\ +2400\ +ceiling$ ]]
   # 2440 is above the ceiling's 2400, within both CIs: at the limit.
-  [[ "${lines[3]}" =~ ^1\ +ring-pinned\ +3\ +$cell\ +$cell\ +~100%\ +2400\ +fill\+copy\ ceiling$ ]]
-  [[ "${lines[4]}" =~ ^1\ +ring-pageable\ +3\ +$cell\ +$cell\ +37%\ +2400\ +fill\+copy\ ceiling$ ]]
-  [[ "${lines[5]}" =~ ^4\ +pool-pinned\ +3\ +$cell\ +$cell\ +93%\ +6000\ +fill\+copy\ ceiling$ ]]
-  [[ "${lines[6]}" =~ ^4\ +pool-pageable\ +3\ +$cell\ +$cell\ +15%\ +6000\ +fill\+copy\ ceiling$ ]]
+  [[ "${lines[3]}" =~ ^1\ +ring-pinned\ +3\ +$cell\ +$cell\ +~100%\ +2400\ +ceiling$ ]]
+  [[ "${lines[4]}" =~ ^1\ +ring-pageable\ +3\ +$cell\ +$cell\ +37%\ +2400\ +ceiling$ ]]
+  [[ "${lines[5]}" =~ ^4\ +pool-pinned\ +3\ +$cell\ +$cell\ +93%\ +6000\ +ceiling$ ]]
+  [[ "${lines[6]}" =~ ^4\ +pool-pageable\ +3\ +$cell\ +$cell\ +15%\ +6000\ +ceiling$ ]]
   # 6350 is above the ceiling beyond both CIs: the note above says so, and
   # the link is its limit.
-  [[ "${lines[7]}" =~ ^4\ +ring-pinned\ +3\ +$cell\ +$cell\ +98%\ +6450\ +link\ \(raw-pinned\ peak\)$ ]]
-  [[ "${lines[8]}" =~ ^4\ +ring-pageable\ +3\ +$cell\ +$cell\ +15%\ +6000\ +fill\+copy\ ceiling$ ]]
+  [[ "${lines[7]}" =~ ^4\ +ring-pinned\ +3\ +$cell\ +$cell\ +98%\ +6450\ +link$ ]]
+  [[ "${lines[8]}" =~ ^4\ +ring-pageable\ +3\ +$cell\ +$cell\ +15%\ +6000\ +ceiling$ ]]
   # No % of limit above 100 anywhere.
   run awk '/^producers /,/^$/ { if (match($0, /  [0-9]+%  /) && substr($0, RSTART + 2, RLENGTH - 5) + 0 > 100) print }' "$TMP/pc/summary.txt"
   assert_output ""
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                $c["limit"] != "" { print $c["workers"], $c["arm"], $c["limit"], $c["pct_of_limit"], $c["bound"] }' "$TMP/pc/summary.csv"
-  assert_output "1 pool-pinned 2400 95.8 fill+copy ceiling
-1 ring-pinned 2400 101.7 fill+copy ceiling
-1 pool-pageable 2400 37.5 fill+copy ceiling
-1 ring-pageable 2400 37.1 fill+copy ceiling
-4 pool-pinned 6000 93.3 fill+copy ceiling
-4 ring-pinned 6450 98.4 link (raw-pinned peak)
-4 pool-pageable 6000 15.2 fill+copy ceiling
-4 ring-pageable 6000 15.0 fill+copy ceiling"
+  assert_output "1 pool-pinned 2400 95.8 ceiling
+1 ring-pinned 2400 101.7 ceiling
+1 pool-pageable 2400 37.5 ceiling
+1 ring-pageable 2400 37.1 ceiling
+4 pool-pinned 6000 93.3 ceiling
+4 ring-pinned 6450 98.4 link
+4 pool-pageable 6000 15.2 ceiling
+4 ring-pageable 6000 15.0 ceiling"
 }
 
 @test "pinned-arena --from the published 2026-12-04 H200 rows: no row above its limit, the first lines say what ran" {
@@ -334,7 +335,7 @@ producers  arm            n  idle ms  idle   no row  no slot  check  other
   run bash -c "pinned-arena --from '$top_srcdir/doc/results/h200-2026-12-04/pinned-arena' --out '$TMP/ph' 2> /dev/null"
   assert_status 0
   run sed -n '1,3p' "$TMP/ph/summary.txt"
-  assert_output "# pinned-arena: 8MiB fp32 tensor items copied to NVIDIA H200 (device 0) and checked there (h2d-check)
+  assert_output "# pinned-arena: 8MiB fp32 tensor items to NVIDIA H200 (device 0), checked there
 # host vm: Intel(R) Xeon(R) Processor (16 online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs"
   run grep -E '^1 +ring-pinned ' "$TMP/ph/summary.txt"
@@ -343,16 +344,19 @@ producers  arm            n  idle ms  idle   no row  no slot  check  other
   assert_output ""
 }
 
-@test "the verdict in words: faster, slower (inverted), no difference shown, no interval" {
+@test "the verdict in words: faster, slower (inverted), no difference shown, no interval; a mean keeps a digit" {
   run bash -c '. "$1/contrib/driver-lib.sh"
     drv_says A 5.0577 4.4918 5.6923 10; drv_says B 0.5 0.4 0.6 10
-    drv_says C 1.02 0.95 1.10 5; drv_says D 1.5 "" "" 1; drv_says E 1.4 1.38 1.42 5 "paired blocks"' prog "$top_srcdir"
+    drv_says C 1.02 0.95 1.10 5; drv_says D 1.5 "" "" 1; drv_says E 1.4 1.38 1.42 5 "paired blocks"
+    awk "$drv_awk_num"'"'"'BEGIN { print ci(48477.87, 0, 30000000); print ci(0.68, 0.01, 52) }'"'"'' prog "$top_srcdir"
   assert_status 0
   assert_output "A: 5.06x faster [4.49, 5.69] (95% CI, n=10 per arm)
 B: 2.00x slower [1.67, 2.50] (95% CI, n=10 per arm)
 C: no difference shown (1.020x [0.950, 1.100], 95% CI, n=5 per arm)
 D: 1.50x, no 95% CI from these runs (n=1 per arm)
-E: 1.400x faster [1.380, 1.420] (95% CI, n=5 paired blocks)"
+E: 1.400x faster [1.380, 1.420] (95% CI, n=5 paired blocks)
+50000 [0, 30000000]
+0.7 [0.0, 52.0]"
 }
 
 @test "pinned-arena --from with the memory columns: page-locked and /dev/shm GiB below the verdicts" {
@@ -489,22 +493,23 @@ interrupted_driver() {
 @test "h2d-sweep --from: GB/s from 0.1.0's GiB/s rows, limit per row, a verdict per size in numeric order" {
   run h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-0.1.0" --out "$TMP/hs"
   assert_status 0
-  run sed -n '1,5p;11,14p' "$TMP/hs/summary.txt"
+  run sed -n '1,6p;12,15p' "$TMP/hs/summary.txt"
   assert_output "# h2d-sweep: 4 producers, pool, Fabricated GPU
 # mean GB/s (1e9 B/s) per item size and arm with its 95% CI over
-# fresh-process runs; limit: the smaller of the fill+copy ceiling at
-# that size (h2d-check --calibrate's ceiling arm; without one, the
-# producers' fill rate alone) and the link (raw-pinned peak, 53.7 GB/s at 8MiB)
+# fresh-process runs; limit: the smaller of \"ceiling\", the fill+copy
+# ceiling at that size (h2d-check --calibrate; where none ran, \"fill
+# alone\", the producers' fill rate alone), and \"link\", the raw-pinned
+# peak (53.7 GB/s at 8MiB)
 
 1MiB: pinned arena vs pageable: 5.0x faster [3.7, 6.8] (95% CI, n=3 per arm)
 8MiB: pinned arena vs pageable: 6.08x faster [5.44, 6.79] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats"
-  run sed -n '7,10p' "$TMP/hs/summary.txt"
+  run sed -n '8,11p' "$TMP/hs/summary.txt"
   # One limit for every size and arm: the highest raw-pinned mean (8 MiB's).
-  [[ "${lines[0]}" =~ ^1MiB\ +pool-pinned\ +3\ +$cell\ +22%\ +53.7\ +link\ \(raw-pinned\ peak\)$ ]]
-  [[ "${lines[1]}" =~ ^1MiB\ +pool-pageable\ +3\ +$cell\ +4%\ +53.7\ +link\ \(raw-pinned\ peak\)$ ]]
-  [[ "${lines[2]}" =~ ^8MiB\ +pool-pinned\ +3\ +$cell\ +62%\ +53.7\ +link\ \(raw-pinned\ peak\)$ ]]
-  [[ "${lines[3]}" =~ ^8MiB\ +pool-pageable\ +3\ +$cell\ +10%\ +53.7\ +link\ \(raw-pinned\ peak\)$ ]]
+  [[ "${lines[0]}" =~ ^1MiB\ +pool-pinned\ +3\ +$cell\ +22%\ +53.7\ +link$ ]]
+  [[ "${lines[1]}" =~ ^1MiB\ +pool-pageable\ +3\ +$cell\ +4%\ +53.7\ +link$ ]]
+  [[ "${lines[2]}" =~ ^8MiB\ +pool-pinned\ +3\ +$cell\ +62%\ +53.7\ +link$ ]]
+  [[ "${lines[3]}" =~ ^8MiB\ +pool-pageable\ +3\ +$cell\ +10%\ +53.7\ +link$ ]]
   # 11 GiB/s is 11.8111 GB/s; the raw limits are converted too.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                $c["size_bytes"] == 1048576 && $c["arm"] ~ /^(pool-pinned|raw-pinned)$/ { printf "%s %s %.4f\n", $c["arm"], $c["column"], $c["mean"] }' "$TMP/hs/summary.csv"
@@ -713,23 +718,26 @@ h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
   # so the ceiling at each size is the limit however loaded the machine
   # (the fill-only arm, which arena-consume times, is not one with a
   # ceiling there), and its idle shares are 10%: 4, 3, 2 and 1.
-  run sed -n '1,16p;/^# copy engine idle/,/^$/p' "$TMP/hs/summary.txt"
+  run sed '/^# footprint/,$d' "$TMP/hs/summary.txt"
   assert_output "# h2d-sweep: 2 producers, pool
 # mean GB/s (1e9 B/s) per item size and arm with its 95% CI over
-# fresh-process runs; limit: the smaller of the fill+copy ceiling at
-# that size (h2d-check --calibrate's ceiling arm; without one, the
-# producers' fill rate alone) and the link (raw-pinned peak, 0.131 GB/s at 16KiB)
+# fresh-process runs; limit: the smaller of \"ceiling\", the fill+copy
+# ceiling at that size (h2d-check --calibrate; where none ran, \"fill
+# alone\", the producers' fill rate alone), and \"link\", the raw-pinned
+# peak (0.131 GB/s at 16KiB)
 size   arm            n  GB/s [95% CI]    % of limit  limit   bound by
-4KiB   pool-pinned    1  0.0164 (no CI)   80%         0.0205  fill+copy ceiling
-4KiB   pool-staged    1  0.00820 (no CI)  40%         0.0205  fill+copy ceiling
-4KiB   pool-pageable  1  0.00410 (no CI)  20%         0.0205  fill+copy ceiling
-16KiB  pool-pinned    1  0.0655 (no CI)   80%         0.0819  fill+copy ceiling
-16KiB  pool-staged    1  0.0328 (no CI)   40%         0.0819  fill+copy ceiling
-16KiB  pool-pageable  1  0.0164 (no CI)   20%         0.0819  fill+copy ceiling
+4KiB   pool-pinned    1  0.0164 (no CI)   80%         0.0205  ceiling
+4KiB   pool-staged    1  0.00820 (no CI)  40%         0.0205  ceiling
+4KiB   pool-pageable  1  0.00410 (no CI)  20%         0.0205  ceiling
+16KiB  pool-pinned    1  0.0655 (no CI)   80%         0.0819  ceiling
+16KiB  pool-staged    1  0.0328 (no CI)   40%         0.0819  ceiling
+16KiB  pool-pageable  1  0.0164 (no CI)   20%         0.0819  ceiling
 
 4KiB: pinned arena vs pageable: 4.00x, no 95% CI from these runs (n=1 per arm)
 4KiB: pinned arena vs staged: 2.00x, no 95% CI from these runs (n=1 per arm)
 16KiB: pinned arena vs pageable: 3.99x, no 95% CI from these runs (n=1 per arm)
+16KiB: pinned arena vs staged: 2.00x, no 95% CI from these runs (n=1 per arm)
+
 # copy engine idle per size and arm: mean ms a run, and as % of
 # its measured time by cause: no row (producers still filling), no slot
 # (waiting on a release), check (a check not done), other (submission)
@@ -750,14 +758,15 @@ size   arm            n  idle ms  idle   no row  no slot  check  other
   assert_status 0
   run grep -c ',ceiling,' "$TMP/pa/raw.csv"
   assert_output 0
-  run sed -n '3,5p' "$TMP/pa/summary.txt"
+  run sed -n '3,6p' "$TMP/pa/summary.txt"
   assert_output "# mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
-# limit: the producers' fill rate alone (BACKEND-fill; no ceiling arm in
-# these rows) or the link where lower (raw-pinned peak, 8000 items/s, 0.0328 GB/s)"
+# limit: the smaller of \"fill alone\", the producers' fill rate alone
+# (BACKEND-fill; no ceiling arm in these rows), and \"link\", the
+# raw-pinned peak: 8000 items/s, 0.0328 GB/s"
   # Each row's limit is one of the two (the fill-only arm is timed by
   # arena-consume, loaded or not), or none with a note saying why.
   run awk '/^producers /,/^$/' "$TMP/pa/summary.txt"
-  local l re='^1 +(pool|ring)-(pinned|staged|pageable) +2 +[0-9]+ \(no CI\) +[0-9.]+ \(no CI\) +(([0-9]|[1-9][0-9]|100)%|~100%) +([0-9.]+ +fill alone|8000 +link \(raw-pinned peak\))$'
+  local l re='^1 +(pool|ring)-(pinned|staged|pageable) +2 +[0-9]+ \(no CI\) +[0-9.]+ \(no CI\) +(([0-9]|[1-9][0-9]|100)%|~100%) +([0-9.]+ +fill alone|8000 +link)$'
   for l in 1 2 3 4 5 6; do
     [[ "${lines[$l]}" =~ $re ]] || [[ "${lines[$l]}" =~ ^1\ +[a-z]+-[a-z]+\ .*\ -\ +-\ +-$ ]]
   done
@@ -774,20 +783,20 @@ size   arm            n  idle ms  idle   no row  no slot  check  other
   PATH=$TMP/bin:$PATH FAKE_PINNED_RATE=10000 FAKE_LOG=$TMP/h2d.log run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --trace --out '$TMP/pa' 2> /dev/null"
   assert_status 0
   run sed '/^# memory per arm/,$d' "$TMP/pa/summary.txt"
-  assert_output "# pinned-arena: 4KiB fp32 tensor items copied to the GPU and checked there (h2d-check)
+  assert_output "# pinned-arena: 4KiB fp32 tensor items to the GPU, checked there
 # host $(hostname): $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
-# limit: the fill+copy ceiling (h2d-check --calibrate's ceiling arm: the
-# host filling and copying at once, same producers, size and slots) or
-# the link where lower (raw-pinned peak, 8000 items/s, 0.0328 GB/s)
+# limit: the smaller of \"ceiling\", the fill+copy ceiling (h2d-check
+# --calibrate: the host filling and copying at once, same producers,
+# size and slots), and \"link\", the raw-pinned peak: 8000 items/s, 0.0328 GB/s
 # % of limit: the share of it reached, the rest is left to gain
 producers  arm            n  items/s [95% CI]  GB/s [95% CI]    % of limit  limit  bound by
 1          pool-pinned    1  10000 (no CI)     0.0410 (no CI)   -           -      -
-1          pool-staged    1  2000 (no CI)      0.00820 (no CI)  40%         5000   fill+copy ceiling
-1          pool-pageable  1  1000 (no CI)      0.00410 (no CI)  20%         5000   fill+copy ceiling
+1          pool-staged    1  2000 (no CI)      0.00820 (no CI)  40%         5000   ceiling
+1          pool-pageable  1  1000 (no CI)      0.00410 (no CI)  20%         5000   ceiling
 1          ring-pinned    1  10000 (no CI)     0.0410 (no CI)   -           -      -
-1          ring-staged    1  2000 (no CI)      0.00820 (no CI)  40%         5000   fill+copy ceiling
-1          ring-pageable  1  1000 (no CI)      0.00410 (no CI)  20%         5000   fill+copy ceiling
+1          ring-staged    1  2000 (no CI)      0.00820 (no CI)  40%         5000   ceiling
+1          ring-pageable  1  1000 (no CI)      0.00410 (no CI)  20%         5000   ceiling
 
 note: 1 producer, pool-pinned: 10000 (no CI) items/s is above its fill+copy ceiling, 5000 (no CI) and its link (raw-pinned peak), 8000 (no CI), beyond both 95% CIs: neither is a limit in these runs; no limit claimed
 note: 1 producer, ring-pinned: 10000 (no CI) items/s is above its fill+copy ceiling, 5000 (no CI) and its link (raw-pinned peak), 8000 (no CI), beyond both 95% CIs: neither is a limit in these runs; no limit claimed

@@ -87,15 +87,15 @@ rate alone) and the link, the raw pinned copy's peak (see pinned-arena(1)).
 
 pinned-arena:
 
-    # pinned-arena: items copied to the GPU and checked there (h2d-check)
+    # pinned-arena: items to the GPU, checked there
     # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
-    # limit: the fill+copy ceiling (h2d-check --calibrate's ceiling arm: the
-    # host filling and copying at once, same producers, size and slots) or
-    # the link where lower (raw-pinned peak, 1000 items/s, 8.00 GB/s)
+    # limit: the smaller of \"ceiling\", the fill+copy ceiling (h2d-check
+    # --calibrate: the host filling and copying at once, same producers,
+    # size and slots), and \"link\", the raw-pinned peak: 1000 items/s, 8.00 GB/s
     # % of limit: the share of it reached, the rest is left to gain
     producers  arm            n  items/s [95% CI]  GB/s [95% CI]      % of limit  limit  bound by
-    1          pool-pinned    3  320 [274, 374]    3.20 [2.74, 3.74]  53%         600    fill+copy ceiling
-    1          pool-pageable  3  120 [79, 182]     1.20 [0.79, 1.82]  20%         600    fill+copy ceiling
+    1          pool-pinned    3  320 [274, 374]    3.20 [2.74, 3.74]  53%         600    ceiling
+    1          pool-pageable  3  120 [79, 182]     1.20 [0.79, 1.82]  20%         600    ceiling
 
     1 producer, pool: pinned arena vs pageable: 2.67x faster [2.06, 3.69] (95% CI, n=3 per arm)
 
