@@ -677,7 +677,7 @@ fake_gpu() {
 
 @test "pinned-arena and h2d-sweep without h2d-check --staged: the staged arm skipped with a note" {
   fake_gpu
-  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
   assert_output "pinned-arena: note: no staged arm: this h2d-check has no --staged
 pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   grep -qx 'note: no staged arm: this h2d-check has no --staged' "$TMP/pa/receipt.txt"
@@ -827,11 +827,16 @@ producers  arm            n  idle ms  idle   no row  no slot  check  other
   assert_output 6
   # An h2d-check without --trace: a note, no folder, the runs go on.
   rm -rf "$TMP/pa"
-  PATH=$TMP/bin:$PATH FAKE_TRACE=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --trace --out '$TMP/pa' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  PATH=$TMP/bin:$PATH FAKE_TRACE=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --trace --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
   assert_output "pinned-arena: note: no trace: this h2d-check has no --trace
 pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   grep -qx 'note: no trace: this h2d-check has no --trace' "$TMP/pa/receipt.txt"
   [ ! -e "$TMP/pa/trace" ]
+  # Nor on the CPU arms: nothing is copied.
+  run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 1 --trace --out '$TMP/pc' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  assert_output "pinned-arena: note: no trace: the CPU arms copy nothing to trace
+pinned-arena: raw rows, receipt and summary in '$TMP/pc/'"
+  [ ! -e "$TMP/pc/trace" ]
 }
 
 @test "h200-session: the commands of a session, a folder that exists refused, no GPU 69" {
