@@ -345,11 +345,11 @@ drv_gnuplot() {
 # drv_count N NOUN: "1 producer", "4 producers".
 drv_count() { if [ "$1" = 1 ]; then echo "1 $2"; else echo "$1 $2s"; fi; }
 
-# drv_human BYTES: "8MiB" style label for a byte count.
-drv_human() {
-  awk -v b="$1" 'BEGIN { split("B KiB MiB GiB TiB", u, " "); i = 1
-    while (b >= 1024 && b % 1024 == 0 && i < 5) { b /= 1024; i++ } printf "%d%s\n", b, u[i] }'
-}
+# drv_human BYTES: "8MiB" style label for a byte count (human(b) in awk).
+drv_awk_human='
+function human(b,   i, u) { split("B KiB MiB GiB TiB", u, " "); i = 1
+  while (b >= 1024 && b % 1024 == 0 && i < 5) { b /= 1024; i++ } return sprintf("%d%s", b, u[i]) }'
+drv_human() { awk -v b="$1" "$drv_awk_human"' BEGIN { print human(b) }'; }
 
 # The arms that are not a pipeline's: the raw copies and the ceiling of
 # h2d-check --calibrate, the memcpy reference, the fill-only arms.
@@ -361,16 +361,13 @@ drv_not_pipeline='^(raw-|memcpy$|ceiling$|[a-z]+-fill$)'
 # The candidates (bound): "ceiling", the fill+copy ceiling (the ceiling
 # arm at KEY) or, where there is none, "fill alone", the fill rate alone
 # (BACKEND-fill at KEY); and "link", the highest raw-pinned mean of any
-# KEY, not with MODE cpu.  The limit
-# is the smallest candidate the row does not exceed beyond both 95% CIs
-# (its low end above the candidate's high end; a mean without a CI is its
-# own interval): one it exceeds so is no limit of these runs, and a
-# "note: ..." line in NOTES says so.  Above the limit's mean but within
+# KEY, not with MODE cpu.  The limit is the smallest candidate the row
+# does not exceed beyond both 95% CIs (its low end above the candidate's
+# high end; a mean without a CI is its own interval): one it exceeds so
+# is no limit of these runs, and a "note: ..." line in NOTES says so.  Above the limit's mean but within
 # the CIs is "~100%": as far as the runs can tell, nothing left to gain.
 drv_limits() {
-  awk -F, -v key="$1" -v val="$2" -v mode="$3" -v notes="$4" -v unit="$5" -v skip="$drv_not_pipeline" "$drv_awk_num"'
-    function human(b,   i, u) { split("B KiB MiB GiB TiB", u, " "); i = 1
-      while (b >= 1024 && b % 1024 == 0 && i < 5) { b /= 1024; i++ } return b u[i] }
+  awk -F, -v key="$1" -v val="$2" -v mode="$3" -v notes="$4" -v unit="$5" -v skip="$drv_not_pipeline" "$drv_awk_num$drv_awk_human"'
     function label(k, a) { return (key == "workers" ? k (k == 1 ? " producer" : " producers") "," : human(k)) " " a }
     function lo(K) { return L[K] == "" ? M[K] : L[K] }
     function hi(K) { return H[K] == "" ? M[K] : H[K] }
@@ -413,7 +410,7 @@ drv_arm_order() {
 # the limit columns of drv_limits' LIMITS on the arms' VALUE rows.
 drv_limit_csv() {
   awk -F, -v OFS=, -v key="$2" 'NR == FNR { split($0, f, "|"); k = f[1] SUBSEP f[2]
-      if (f[7] != "") { lim[k] = f[7]; llo[k] = f[11]; lhi[k] = f[12]; pct[k] = f[10]; bd[k] = f[8]; col[k] = 1 } next }
+      if (f[7] != "") { lim[k] = f[7]; llo[k] = f[11]; lhi[k] = f[12]; pct[k] = f[10]; bd[k] = f[8] } next }
     FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print $0, "limit", "limit_ci_low", "limit_ci_high", "pct_of_limit", "bound"; next }
     { k = $c[key] SUBSEP $c["arm"]
       if ((k in lim) && $c["column"] == val) print $0, lim[k], llo[k], lhi[k], pct[k], bd[k]; else print $0, "", "", "", "", "" }' \
