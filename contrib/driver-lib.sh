@@ -277,13 +277,16 @@ drv_col() { head -n 1 "$1" | tr ',' '\n' | grep -qxF "$2"; }
 
 # The awk functions of the headline: dig(lo, hi) is the decimal place
 # that keeps 2 significant digits of the interval's half-width (3
-# significant digits of x when there is no interval); num(x, d) writes x
-# rounded there.
+# significant digits of x when there is no interval), but at least one of
+# a positive x, so that an interval far wider than its mean (n = 2) never
+# rounds the mean to 0; num(x, d) writes x rounded there.
 drv_awk_num='
 function flr(x) { return x == int(x) ? x : x < 0 ? int(x) - 1 : int(x) }
-function dig(x, lo, hi,   h) {
+function dig(x, lo, hi,   h, d) {
   h = (lo == "" || hi == "") ? 0 : (hi - lo) / 2
-  if (h > 0) return flr(log(h) / log(10)) - 1
+  if (h > 0) { d = flr(log(h) / log(10)) - 1
+    if (x > 0 && d > flr(log(x) / log(10))) d = flr(log(x) / log(10))
+    return d }
   return x > 0 ? flr(log(x) / log(10)) - 2 : 0 }
 function num(x, d) {
   if (d >= 0) return sprintf("%.0f", sprintf("%.0f", x / 10 ^ d) * 10 ^ d)
@@ -342,8 +345,92 @@ drv_gnuplot() {
 # drv_count N NOUN: "1 producer", "4 producers".
 drv_count() { if [ "$1" = 1 ]; then echo "1 $2"; else echo "$1 $2s"; fi; }
 
-# drv_human BYTES: "8MiB" style label for a byte count.
-drv_human() {
-  awk -v b="$1" 'BEGIN { split("B KiB MiB GiB TiB", u, " "); i = 1
-    while (b >= 1024 && b % 1024 == 0 && i < 5) { b /= 1024; i++ } printf "%d%s\n", b, u[i] }'
+# drv_human BYTES: "8MiB" style label for a byte count (human(b) in awk).
+drv_awk_human='
+function human(b,   i, u) { split("B KiB MiB GiB TiB", u, " "); i = 1
+  while (b >= 1024 && b % 1024 == 0 && i < 5) { b /= 1024; i++ } return sprintf("%d%s", b, u[i]) }'
+drv_human() { awk -v b="$1" "$drv_awk_human"' BEGIN { print human(b) }'; }
+
+# The arms that are not a pipeline's: the raw copies and the ceiling of
+# h2d-check --calibrate, the memcpy reference, the fill-only arms.
+drv_not_pipeline='^(raw-|memcpy$|ceiling$|[a-z]+-fill$)'
+
+# drv_limits KEY VALUE MODE NOTES UNIT < STATS: each pipeline arm's limit, from
+# bench-summarize's csv STATS (--by KEY,arm; rows of column VALUE), as
+# "KEY|ARM|mean|low|high|n|limit|bound|% of limit|pct|limit low|limit high".
+# The candidates (bound): "ceiling", the fill+copy ceiling (the ceiling
+# arm at KEY) or, where there is none, "fill alone", the fill rate alone
+# (BACKEND-fill at KEY); and "link", the highest raw-pinned mean of any
+# KEY, not with MODE cpu.  The limit is the smallest candidate the row
+# does not exceed beyond both 95% CIs (its low end above the candidate's
+# high end; a mean without a CI is its own interval): one it exceeds so
+# is no limit of these runs, and a "note: ..." line in NOTES says so.  Above the limit's mean but within
+# the CIs is "~100%": as far as the runs can tell, nothing left to gain.
+drv_limits() {
+  awk -F, -v key="$1" -v val="$2" -v mode="$3" -v notes="$4" -v unit="$5" -v skip="$drv_not_pipeline" "$drv_awk_num$drv_awk_human"'
+    function label(k, a) { return (key == "workers" ? k (k == 1 ? " producer" : " producers") "," : human(k)) " " a }
+    function lo(K) { return L[K] == "" ? M[K] : L[K] }
+    function hi(K) { return H[K] == "" ? M[K] : H[K] }
+    function cell(K) { return ci(M[K], L[K], H[K]) }
+    BEGIN { long["ceiling"] = "fill+copy ceiling"; long["link"] = "link (raw-pinned peak)"; long["fill alone"] = "fill rate alone" }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["column"] != val { next }
+    { K = $c[key] SUBSEP $c["arm"]; M[K] = $c["mean"]; L[K] = $c["ci_low"]; H[K] = $c["ci_high"]; N[K] = $c["n"]
+      if ($c["arm"] == "raw-pinned" && (peak == "" || M[K] + 0 > M[peak] + 0)) peak = K
+      if ($c["arm"] !~ skip) keys[++nk] = K }
+    END {
+      for (i = 1; i <= nk; i++) {
+        K = keys[i]; split(K, p, SUBSEP); b = p[2]; sub(/-.*/, "", b); nc = 0
+        if (mode != "cpu" && ((p[1] SUBSEP "ceiling") in M)) { C[++nc] = p[1] SUBSEP "ceiling"; W[nc] = "ceiling" }
+        else if ((p[1] SUBSEP b "-fill") in M) { C[++nc] = p[1] SUBSEP b "-fill"; W[nc] = "fill alone" }
+        if (mode != "cpu" && peak != "") { C[++nc] = peak; W[nc] = "link" }
+        if (nc == 2 && M[C[2]] + 0 < M[C[1]] + 0) { t = C[1]; C[1] = C[2]; C[2] = t; t = W[1]; W[1] = W[2]; W[2] = t }
+        lim = ""; bound = "-"; pct = "-"; pnum = ""; nd = 0
+        for (j = 1; j <= nc; j++) {
+          if (lo(K) + 0 > hi(C[j]) + 0) { drop[++nd] = j; continue }
+          lim = C[j]; bound = W[j]; pnum = sprintf("%.1f", 100 * M[K] / M[lim])
+          pct = M[K] + 0 <= M[lim] + 0 ? sprintf("%.0f%%", 100 * M[K] / M[lim]) : "~100%"
+          break }
+        if (nd) { t = ""; for (j = 1; j <= nd; j++) t = t (j > 1 ? " and its " : "") long[W[drop[j]]] ", " cell(C[drop[j]])
+          printf "note: %s: %s %s is above its %s, beyond both 95%% CIs: %s in these runs; %s\n", label(p[1], p[2]), cell(K), unit,
+            t, (nd > 1 ? "neither is a limit" : "that is no limit"), (lim == "" ? "no limit claimed" : "limit used: the " long[bound]) > notes }
+        print p[1] "|" p[2] "|" M[K] "|" L[K] "|" H[K] "|" N[K] "|" (lim == "" ? "" : M[lim]) "|" bound "|" pct "|" pnum "|" \
+          (lim == "" ? "" : L[lim]) "|" (lim == "" ? "" : H[lim]) } }'
+}
+
+# drv_arm_order: "KEY|ARM|..." lines by KEY (numeric), backend, then
+# pinned, staged, pageable and the rest.
+drv_arm_order() {
+  awk -F'|' '{ v = $2; sub(/^[a-z]+-/, "", v); o = v == "pinned" ? 1 : v == "staged" ? 2 : v == "pageable" ? 3 : 4
+               print $1 "|" substr($2, 1, index($2, "-")) "|" o "|" $0 }' \
+    | sort -t'|' -k1,1n -k2,2 -k3,3n -k4 | cut -d'|' -f4-
+}
+
+# drv_limit_csv LIMITS KEY VALUE < STATS: bench-summarize's csv STATS with
+# the limit columns of drv_limits' LIMITS on the arms' VALUE rows.
+drv_limit_csv() {
+  awk -F, -v OFS=, -v key="$2" 'NR == FNR { split($0, f, "|"); k = f[1] SUBSEP f[2]
+      if (f[7] != "") { lim[k] = f[7]; llo[k] = f[11]; lhi[k] = f[12]; pct[k] = f[10]; bd[k] = f[8] } next }
+    FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print $0, "limit", "limit_ci_low", "limit_ci_high", "pct_of_limit", "bound"; next }
+    { k = $c[key] SUBSEP $c["arm"]
+      if ((k in lim) && $c["column"] == val) print $0, lim[k], llo[k], lhi[k], pct[k], bd[k]; else print $0, "", "", "", "", "" }' \
+    FS='|' "$1" FS=, val="$3" -
+}
+
+# drv_idle KEY ROWS: where the copy engine sat idle, per KEY and pipeline
+# arm of the run rows ROWS that carry h2d-check's idle_* columns, as
+# "KEY|ARM|n|mean idle ms|idle %|no row %|no slot %|check %|other %", each
+# % the mean over the runs of that share of the run's measured seconds.
+drv_idle() {
+  awk -F, -v key="$1" -v skip="$drv_not_pipeline" '
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
+      split("idle_s idle_no_row_s idle_no_slot_s idle_check_s idle_other_s", w, " ")
+      for (j = 1; j <= 5; j++) if (!(w[j] in c)) exit
+      next }
+    $c["idle_s"] == "" || $c["arm"] ~ skip || $c["seconds"] + 0 <= 0 { next }
+    { K = $c[key] "|" $c["arm"]; if (!(K in n)) order[++nk] = K; n[K]++; s[K] += $c["idle_s"]
+      for (j = 1; j <= 5; j++) pc[K, j] += 100 * $c[w[j]] / $c["seconds"] }
+    END { for (i = 1; i <= nk; i++) { K = order[i]; ms = 1000 * s[K] / n[K]; printf "%s|%d|" (ms >= 100 ? "%.0f" : "%.3g"), K, n[K], ms
+            for (j = 1; j <= 5; j++) printf "|%.1f%%", pc[K, j] / n[K]
+            print "" } }' "$2" | drv_arm_order
 }

@@ -51,16 +51,42 @@ consumer
 config
 arms"
   grep -qx 'arms: pool-pageable pool-fill ring-pageable ring-fill' "$TMP/pa/receipt.txt"
-  # The headline: a row per checked arm and worker count, limit and bound.
-  run sed -n '4,8p' "$TMP/pa/summary.txt"
-  [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
-  local l re='^[12] +(pool|ring)-pageable +2 +[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] +[0-9]+% +[0-9.]+ +producer-bound$'
-  for l in 1 2 3 4; do [[ "${lines[$l]}" =~ $re ]]; done
-  # summary.csv: every arm, the limit on the checked arms' items_per_s rows.
+  # The headline: what ran and where, the units and the limit first; then
+  # a row per checked arm and worker count, and the memcpy reference of
+  # each, in items/s and GB/s.
+  run sed -n '1,7p' "$TMP/pa/summary.txt"
+  assert_output "# pinned-arena: 64KiB fp32 tensor items checked on the CPU by arena-consume (no GPU)
+# host $(hostname): $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online)
+# mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
+# limit: \"fill alone\", the producers' fill rate alone (BACKEND-fill: the
+# consumer reads the arena in place, nothing is copied); memcpy: one
+# thread copying the same bytes (dd), a reference, not a limit
+# % of limit: the share of it reached, the rest is left to gain"
+  run sed -n '/^producers /,/^$/p' "$TMP/pa/summary.txt"
+  [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +vs\ memcpy\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
+  # A row is at most its limit (~100% within the CIs); one above it
+  # beyond them has no limit, and a note names it (a loaded machine).
+  local l w re='^([12]) +(pool|ring)-pageable +2 +[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] +[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] +[0-9.]+x +(([0-9]|[1-9][0-9]|100)% +[0-9.]+ +fill alone|~100% +[0-9.]+ +fill alone|- +- +-)$'
+  local ref='^([12]) +memcpy +2 +[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] +[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] +- +- +- +reference$'
+  local want= who arm
+  for l in 1 2 4 5; do
+    [[ "${lines[$l]}" =~ $re ]]
+    w=${BASH_REMATCH[1]} arm=${BASH_REMATCH[2]}-pageable who="${BASH_REMATCH[1]} producer"; [ "$w" = 1 ] || who+=s
+    [ "$w" = $(( l < 3 ? 1 : 2 )) ]
+    if [[ "${lines[$l]}" =~ \ -\ +-\ +-$ ]]; then
+      grep -q "^note: $who, $arm: .* items/s is above its fill alone, .*: no limit claimed$" "$TMP/pa/summary.txt"
+      want+="$w $arm 0"$'\n'
+    else
+      want+="$w $arm 1"$'\n'
+    fi
+  done
+  [[ "${lines[3]}" =~ $ref ]] && [ "${BASH_REMATCH[1]}" = 1 ]
+  [[ "${lines[6]}" =~ $ref ]] && [ "${BASH_REMATCH[1]}" = 2 ]
+  # summary.csv: every arm, the limit on the checked arms' items_per_s
+  # rows, as the headline has it.
   run bash -c "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
                \$c[\"column\"] == \"items_per_s\" { print \$c[\"workers\"], \$c[\"arm\"], (\$c[\"limit\"] != \"\") }' '$TMP/pa/summary.csv' | sort"
-  assert_output "$(printf '%s\n' '1 memcpy 0' '1 pool-fill 0' '1 pool-pageable 1' '1 ring-fill 0' '1 ring-pageable 1' \
-                                  '2 memcpy 0' '2 pool-fill 0' '2 pool-pageable 1' '2 ring-fill 0' '2 ring-pageable 1')"
+  assert_output "$(printf '%s\n' '1 memcpy 0' '1 pool-fill 0' '1 ring-fill 0' '2 memcpy 0' '2 pool-fill 0' '2 ring-fill 0' | cat - <(printf %s "$want") | sort)"
 }
 
 @test "pinned-arena without a GPU: a verdict for ring against pool, the memcpy reference, no raw-* rows named" {
@@ -199,53 +225,144 @@ cell='[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\]'
   run bash -c "pinned-arena --from '$top_srcdir/tests/data/drivers-pinned-arena' --out '$TMP/pf' 2> /dev/null"
   assert_status 0
   cmp <(printf '%s\n' "$output") "$TMP/pf/summary.txt"
-  run sed -n '1,3p;11,16p' "$TMP/pf/summary.txt"
-  assert_output "# pinned-arena: 8MiB fp32 tensor items to Fabricated GPU
-# mean items/s per arm with its 95% CI over fresh-process runs; limit:
-# the smaller of the producers' fill rate alone and the link's (--help)
+  # Rows without a ceiling arm (an h2d-check without one): the fill rate
+  # alone or the link, and the headline says so.
+  run sed -n '1,6p;14,19p' "$TMP/pf/summary.txt"
+  assert_output "# pinned-arena: 8MiB fp32 tensor items to Fabricated GPU, checked there
+# mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
+# limit: the smaller of \"fill alone\", the producers' fill rate alone
+# (BACKEND-fill; no ceiling arm in these rows), and \"link\", the
+# raw-pinned peak: 6460 items/s, 54.2 GB/s
+# % of limit: the share of it reached, the rest is left to gain
 
 1 producer, pool: pinned arena vs pageable: 2.797x faster [2.738, 2.859] (95% CI, n=3 per arm)
 1 producer, pool: pinned arena vs staged (1 copy thread): 2.210x faster [2.172, 2.249] (95% CI, n=3 per arm)
 4 producers, pool: pinned arena vs pageable: 8.57x faster [8.12, 9.04] (95% CI, n=3 per arm)
 4 producers, pool: pinned arena vs staged (1 copy thread): 2.50x faster [2.33, 2.69] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats"
-  run sed -n '4,10p' "$TMP/pf/summary.txt"
-  [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
-  [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +98%\ +2250\ +producer-bound$ ]]
-  [[ "${lines[2]}" =~ ^1\ +pool-staged\ +3\ +$cell\ +44%\ +2250\ +producer-bound$ ]]
+  run sed -n '7,13p' "$TMP/pf/summary.txt"
+  [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
+  [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +$cell\ +98%\ +2250\ +fill\ alone$ ]]
+  [[ "${lines[2]}" =~ ^1\ +pool-staged\ +3\ +$cell\ +$cell\ +44%\ +2250\ +fill\ alone$ ]]
   # The link's limit is the highest raw-pinned mean (1 producer's run,
   # 6460), for every arm: no copy goes faster, pinned or not.
-  [[ "${lines[3]}" =~ ^1\ +pool-pageable\ +3\ +$cell\ +35%\ +2250\ +producer-bound$ ]]
-  [[ "${lines[4]}" =~ ^4\ +pool-pinned\ +3\ +$cell\ +93%\ +6460\ +copy-bound\ \(raw-pinned\ peak\)$ ]]
-  [[ "${lines[5]}" =~ ^4\ +pool-staged\ +3\ +$cell\ +37%\ +6460\ +copy-bound\ \(raw-pinned\ peak\)$ ]]
-  [[ "${lines[6]}" =~ ^4\ +pool-pageable\ +3\ +$cell\ +11%\ +6460\ +copy-bound\ \(raw-pinned\ peak\)$ ]]
-  # summary.csv: the limit, its % and the bound on the checked arms' rows.
+  [[ "${lines[3]}" =~ ^1\ +pool-pageable\ +3\ +$cell\ +$cell\ +35%\ +2250\ +fill\ alone$ ]]
+  [[ "${lines[4]}" =~ ^4\ +pool-pinned\ +3\ +$cell\ +$cell\ +93%\ +6460\ +link$ ]]
+  [[ "${lines[5]}" =~ ^4\ +pool-staged\ +3\ +$cell\ +$cell\ +37%\ +6460\ +link$ ]]
+  [[ "${lines[6]}" =~ ^4\ +pool-pageable\ +3\ +$cell\ +$cell\ +11%\ +6460\ +link$ ]]
+  # summary.csv: the limit with its CI, its % and the bound on the checked
+  # arms' rows.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-               $c["limit"] != "" { print $c["workers"], $c["arm"], $c["column"], $c["limit"], $c["pct_of_limit"], $c["bound"] }' "$TMP/pf/summary.csv"
-  assert_output "1 pool-pageable items_per_s 2250 35.1 producer-bound
-1 pool-pinned items_per_s 2250 98.2 producer-bound
-1 pool-staged items_per_s 2250 44.4 producer-bound
-4 pool-pageable items_per_s 6460 10.8 copy-bound (raw-pinned peak)
-4 pool-pinned items_per_s 6460 92.9 copy-bound (raw-pinned peak)
-4 pool-staged items_per_s 6460 37.2 copy-bound (raw-pinned peak)"
+               $c["limit"] != "" { print $c["workers"], $c["arm"], $c["column"], $c["limit"], ($c["limit_ci_low"] < $c["limit"] && $c["limit"] < $c["limit_ci_high"]), $c["pct_of_limit"], $c["bound"] }' "$TMP/pf/summary.csv"
+  assert_output "1 pool-pageable items_per_s 2250 1 35.1 fill alone
+1 pool-pinned items_per_s 2250 1 98.2 fill alone
+1 pool-staged items_per_s 2250 1 44.4 fill alone
+4 pool-pageable items_per_s 6460 1 10.8 link
+4 pool-pinned items_per_s 6460 1 92.9 link
+4 pool-staged items_per_s 6460 1 37.2 link"
 }
 
-@test "the verdict in words: faster, slower (inverted), no difference shown, no interval" {
+# tests/data/pinned-arena-ceiling: fabricated rows with h2d-check's
+# ceiling arm and idle_* columns (1 and 4 producers, 3 repeats).
+@test "pinned-arena --from with a ceiling arm: the ceiling or the link is each row's limit, never exceeded; idle per arm" {
+  run bash -c "pinned-arena --from '$top_srcdir/tests/data/pinned-arena-ceiling' --out '$TMP/pc' 2> /dev/null"
+  assert_status 0
+  cmp <(printf '%s\n' "$output") "$TMP/pc/summary.txt"
+  run sed -n '1,8p;18,$p' "$TMP/pc/summary.txt"
+  assert_output "# pinned-arena: 8MiB fp32 tensor items to Fabricated GPU (device 0), checked there
+# host fabricated-host: Fabricated CPU (16 online)
+# mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
+# limit: the smaller of \"ceiling\", the fill+copy ceiling (h2d-check
+# --calibrate: the host filling and copying at once, same producers,
+# size and slots), and \"link\", the raw-pinned peak: 6450 items/s, 54.1 GB/s
+# % of limit: the share of it reached, the rest is left to gain
+# ~100%: above the limit's mean, within both 95% CIs
+
+note: 4 producers, ring-pinned: 6350 [6230, 6480] items/s is above its fill+copy ceiling, 6000 [5951, 6050], beyond both 95% CIs: that is no limit in these runs; limit used: the link (raw-pinned peak)
+1 producer, pool: pinned arena vs pageable: 2.556x faster [2.461, 2.657] (95% CI, n=3 per arm)
+1 producer, ring: pinned arena vs pageable: 2.74x faster [2.58, 2.91] (95% CI, n=3 per arm)
+4 producers, pool: pinned arena vs pageable: 6.15x faster [5.84, 6.47] (95% CI, n=3 per arm)
+4 producers, ring: pinned arena vs pageable: 7.06x faster [6.84, 7.28] (95% CI, n=3 per arm)
+note: fabricated rows for tests/drivers.bats: a ceiling arm, idle columns
+
+# copy engine idle per arm: mean ms a run, and as % of its measured
+# time by cause: no row (producers still filling), no slot (waiting on a
+# release), check (a check not done), other (submission)
+producers  arm            n  idle ms  idle   no row  no slot  check  other
+1          pool-pinned    3  8.9      8.0%   5.0%    1.0%     1.5%   0.5%
+1          pool-pageable  3  174      61.2%  1.0%    0.0%     0.2%   60.0%
+1          ring-pinned    3  3.78     3.6%   2.0%    0.4%     1.0%   0.2%
+1          ring-pageable  3  170      59.2%  1.0%    0.0%     0.2%   58.0%
+4          pool-pinned    3  3.66     8.0%   5.0%    1.0%     1.5%   0.5%
+4          pool-pageable  3  172      61.2%  1.0%    0.0%     0.2%   60.0%
+4          ring-pinned    3  1.45     3.6%   2.0%    0.4%     1.0%   0.2%
+4          ring-pageable  3  168      59.2%  1.0%    0.0%     0.2%   58.0%
+
+# every arm and column, with the limits and the reference: summary.csv"
+  run sed -n '9,17p' "$TMP/pc/summary.txt"
+  [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
+  # The ceiling (2400, 6000), below the link (6450), is the limit; the
+  # fill-only arms (2600, 6100) are not, with a ceiling there.
+  [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +$cell\ +96%\ +2400\ +ceiling$ ]]
+  [[ "${lines[2]}" =~ ^1\ +pool-pageable\ +3\ +$cell\ +$cell\ +38%\ +2400\ +ceiling$ ]]
+  # 2440 is above the ceiling's 2400, within both CIs: at the limit.
+  [[ "${lines[3]}" =~ ^1\ +ring-pinned\ +3\ +$cell\ +$cell\ +~100%\ +2400\ +ceiling$ ]]
+  [[ "${lines[4]}" =~ ^1\ +ring-pageable\ +3\ +$cell\ +$cell\ +37%\ +2400\ +ceiling$ ]]
+  [[ "${lines[5]}" =~ ^4\ +pool-pinned\ +3\ +$cell\ +$cell\ +93%\ +6000\ +ceiling$ ]]
+  [[ "${lines[6]}" =~ ^4\ +pool-pageable\ +3\ +$cell\ +$cell\ +15%\ +6000\ +ceiling$ ]]
+  # 6350 is above the ceiling beyond both CIs: the note above says so, and
+  # the link is its limit.
+  [[ "${lines[7]}" =~ ^4\ +ring-pinned\ +3\ +$cell\ +$cell\ +98%\ +6450\ +link$ ]]
+  [[ "${lines[8]}" =~ ^4\ +ring-pageable\ +3\ +$cell\ +$cell\ +15%\ +6000\ +ceiling$ ]]
+  # No % of limit above 100 anywhere.
+  run awk '/^producers /,/^$/ { if (match($0, /  [0-9]+%  /) && substr($0, RSTART + 2, RLENGTH - 5) + 0 > 100) print }' "$TMP/pc/summary.txt"
+  assert_output ""
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+               $c["limit"] != "" { print $c["workers"], $c["arm"], $c["limit"], $c["pct_of_limit"], $c["bound"] }' "$TMP/pc/summary.csv"
+  assert_output "1 pool-pinned 2400 95.8 ceiling
+1 ring-pinned 2400 101.7 ceiling
+1 pool-pageable 2400 37.5 ceiling
+1 ring-pageable 2400 37.1 ceiling
+4 pool-pinned 6000 93.3 ceiling
+4 ring-pinned 6450 98.4 link
+4 pool-pageable 6000 15.2 ceiling
+4 ring-pageable 6000 15.0 ceiling"
+}
+
+@test "pinned-arena --from the published 2026-12-04 H200 rows: no row above its limit, the first lines say what ran" {
+  # Its ring-pinned row at 1 producer was printed as 106% of the fill rate
+  # alone: 2440 [2170, 2740] against 2290, within the CIs.
+  run bash -c "pinned-arena --from '$top_srcdir/doc/results/h200-2026-12-04/pinned-arena' --out '$TMP/ph' 2> /dev/null"
+  assert_status 0
+  run sed -n '1,3p' "$TMP/ph/summary.txt"
+  assert_output "# pinned-arena: 8MiB fp32 tensor items to NVIDIA H200 (device 0), checked there
+# host vm: Intel(R) Xeon(R) Processor (16 online)
+# mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs"
+  run grep -E '^1 +ring-pinned ' "$TMP/ph/summary.txt"
+  [[ "$output" =~ ^1\ +ring-pinned\ +5\ +$cell\ +$cell\ +~100%\ +2290\ +fill\ alone$ ]]
+  run awk '/^producers /,/^$/ { if (match($0, /  [0-9]+%  /) && substr($0, RSTART + 2, RLENGTH - 5) + 0 > 100) print }' "$TMP/ph/summary.txt"
+  assert_output ""
+}
+
+@test "the verdict in words: faster, slower (inverted), no difference shown, no interval; a mean keeps a digit" {
   run bash -c '. "$1/contrib/driver-lib.sh"
     drv_says A 5.0577 4.4918 5.6923 10; drv_says B 0.5 0.4 0.6 10
-    drv_says C 1.02 0.95 1.10 5; drv_says D 1.5 "" "" 1; drv_says E 1.4 1.38 1.42 5 "paired blocks"' prog "$top_srcdir"
+    drv_says C 1.02 0.95 1.10 5; drv_says D 1.5 "" "" 1; drv_says E 1.4 1.38 1.42 5 "paired blocks"
+    awk "$drv_awk_num"'"'"'BEGIN { print ci(48477.87, 0, 30000000); print ci(0.68, 0.01, 52) }'"'"'' prog "$top_srcdir"
   assert_status 0
   assert_output "A: 5.06x faster [4.49, 5.69] (95% CI, n=10 per arm)
 B: 2.00x slower [1.67, 2.50] (95% CI, n=10 per arm)
 C: no difference shown (1.020x [0.950, 1.100], 95% CI, n=5 per arm)
 D: 1.50x, no 95% CI from these runs (n=1 per arm)
-E: 1.400x faster [1.380, 1.420] (95% CI, n=5 paired blocks)"
+E: 1.400x faster [1.380, 1.420] (95% CI, n=5 paired blocks)
+50000 [0, 30000000]
+0.7 [0.0, 52.0]"
 }
 
 @test "pinned-arena --from with the memory columns: page-locked and /dev/shm GiB below the verdicts" {
   run pinned-arena --from "$top_srcdir/tests/data/pinned-arena-memory" --out "$TMP/pm"
   assert_status 0
-  run sed -n '10,$p' "$TMP/pm/summary.txt"
+  run sed -n '11,$p' "$TMP/pm/summary.txt"
   assert_output "1 producer, pool: pinned arena vs pageable: 6.45x faster [5.62, 7.57] (95% CI, n=3 per arm)
 1 producer, ring: pinned arena vs pageable: 4.81x faster [4.46, 5.21] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats
@@ -256,10 +373,11 @@ workers 1  pool-pinned      710.00 items/s    0.500 GiB page-locked    0.031 GiB
 workers 1  ring-pageable    105.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
 workers 1  ring-pinned      505.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
 
-# every arm and column, with the raw-* and fill-only limits: summary.csv"
-  # Without raw-* and fill-only rows no limit is claimed.
-  run sed -n '5p' "$TMP/pm/summary.txt"
-  [[ "$output" =~ ^1\ +pool-pinned\ +3\ +$cell\ +-\ +-\ +-$ ]]
+# every arm and column, with the limits and the reference: summary.csv"
+  # Without ceiling, raw-* and fill-only rows no limit is claimed.
+  run sed -n '3p;6p' "$TMP/pm/summary.txt"
+  [ "${lines[0]}" = "# limit: none (no ceiling, fill-only or raw-pinned rows here)" ]
+  [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +$cell\ +-\ +-\ +-$ ]]
 }
 
 @test "pinned-arena --from without the memory columns (older rows): no memory lines" {
@@ -375,21 +493,23 @@ interrupted_driver() {
 @test "h2d-sweep --from: GB/s from 0.1.0's GiB/s rows, limit per row, a verdict per size in numeric order" {
   run h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-0.1.0" --out "$TMP/hs"
   assert_status 0
-  run sed -n '1,4p;10,13p' "$TMP/hs/summary.txt"
+  run sed -n '1,6p;12,15p' "$TMP/hs/summary.txt"
   assert_output "# h2d-sweep: 4 producers, pool, Fabricated GPU
 # mean GB/s (1e9 B/s) per item size and arm with its 95% CI over
-# fresh-process runs; limit: the smaller of the producers' fill rate
-# alone and the link's: the raw pinned copy's peak (--help)
+# fresh-process runs; limit: the smaller of \"ceiling\", the fill+copy
+# ceiling at that size (h2d-check --calibrate; where none ran, \"fill
+# alone\", the producers' fill rate alone), and \"link\", the raw-pinned
+# peak (53.7 GB/s at 8MiB)
 
 1MiB: pinned arena vs pageable: 5.0x faster [3.7, 6.8] (95% CI, n=3 per arm)
 8MiB: pinned arena vs pageable: 6.08x faster [5.44, 6.79] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats"
-  run sed -n '6,9p' "$TMP/hs/summary.txt"
+  run sed -n '8,11p' "$TMP/hs/summary.txt"
   # One limit for every size and arm: the highest raw-pinned mean (8 MiB's).
-  [[ "${lines[0]}" =~ ^1MiB\ +pool-pinned\ +3\ +$cell\ +22%\ +53.7\ +copy-bound\ \(raw-pinned\ peak\)$ ]]
-  [[ "${lines[1]}" =~ ^1MiB\ +pool-pageable\ +3\ +$cell\ +4%\ +53.7\ +copy-bound\ \(raw-pinned\ peak\)$ ]]
-  [[ "${lines[2]}" =~ ^8MiB\ +pool-pinned\ +3\ +$cell\ +62%\ +53.7\ +copy-bound\ \(raw-pinned\ peak\)$ ]]
-  [[ "${lines[3]}" =~ ^8MiB\ +pool-pageable\ +3\ +$cell\ +10%\ +53.7\ +copy-bound\ \(raw-pinned\ peak\)$ ]]
+  [[ "${lines[0]}" =~ ^1MiB\ +pool-pinned\ +3\ +$cell\ +22%\ +53.7\ +link$ ]]
+  [[ "${lines[1]}" =~ ^1MiB\ +pool-pageable\ +3\ +$cell\ +4%\ +53.7\ +link$ ]]
+  [[ "${lines[2]}" =~ ^8MiB\ +pool-pinned\ +3\ +$cell\ +62%\ +53.7\ +link$ ]]
+  [[ "${lines[3]}" =~ ^8MiB\ +pool-pageable\ +3\ +$cell\ +10%\ +53.7\ +link$ ]]
   # 11 GiB/s is 11.8111 GB/s; the raw limits are converted too.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                $c["size_bytes"] == 1048576 && $c["arm"] ~ /^(pool-pinned|raw-pinned)$/ { printf "%s %s %.4f\n", $c["arm"], $c["column"], $c["mean"] }' "$TMP/hs/summary.csv"
@@ -510,7 +630,7 @@ fake_gpu() {
   cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/h2d-sweep" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
 }
 
-@test "pinned-arena's GPU arms (stand-in h2d-check): pinned, pageable, staged, fill-only, raw-* rows once a repeat" {
+@test "pinned-arena's GPU arms (stand-in h2d-check): pinned, pageable, staged, fill-only, raw-* and ceiling rows once a repeat" {
   fake_gpu
   PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run bash -c "pinned-arena --size 4K --items 4 --repeats 2 --staging-threads 3 --out '$TMP/pa' 2> /dev/null"
   assert_status 0
@@ -529,6 +649,7 @@ fake_gpu() {
   assert_output "1 pool-pageable 0 
 1 raw-pinned 0 
 1 raw-pageable 0 
+1 ceiling 1 
 1 pool-pinned 1 
 1 pool-staged 0 3
 1 pool-fill 1 
@@ -539,6 +660,7 @@ fake_gpu() {
 2 pool-pinned 1 
 2 raw-pinned 1 
 2 raw-pageable 1 
+2 ceiling 1 
 2 pool-staged 0 3
 2 pool-fill 1 
 2 ring-pageable 0 
@@ -549,13 +671,13 @@ fake_gpu() {
   grep -qx 'arms: pool-pageable pool-pinned pool-staged pool-fill ring-pageable ring-pinned ring-staged ring-fill' "$TMP/pa/receipt.txt"
   run grep -c '^1 producer, \(pool\|ring\): pinned arena vs \(pageable\|staged (3 copy threads)\): ' "$TMP/pa/summary.txt"
   assert_output 4
-  run grep -cE '^1 +(pool|ring)-(pinned|staged|pageable) +2 ' "$TMP/pa/summary.txt"
+  run bash -c "awk '/^producers /{ t++ } t == 1' '$TMP/pa/summary.txt' | grep -cE '^1 +(pool|ring)-(pinned|staged|pageable) +2 '"
   assert_output 6
 }
 
 @test "pinned-arena and h2d-sweep without h2d-check --staged: the staged arm skipped with a note" {
   fake_gpu
-  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
   assert_output "pinned-arena: note: no staged arm: this h2d-check has no --staged
 pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   grep -qx 'note: no staged arm: this h2d-check has no --staged' "$TMP/pa/receipt.txt"
@@ -570,7 +692,9 @@ h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
 
 @test "h2d-sweep's arms (stand-in h2d-check): at least --min-items per worker and run, the staged arm's threads" {
   fake_gpu
-  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 4K,16K --bytes-per-run 64K --min-items 3 --repeats 1 --workers 2 --staging-threads 2 --slots 4 --out '$TMP/hs' 2> /dev/null"
+  # (The driver's messages are kept: a run that fails shows why.)
+  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 4K,16K --bytes-per-run 64K --min-items 3 --repeats 1 --workers 2 --staging-threads 2 --slots 4 --out '$TMP/hs' 2> '$TMP/err'"
+  grep -v '^bench-summarize: ' "$TMP/err" >&2 || :
   assert_status 0
   # 4K: 64K / 4K / 2 workers = 8 per worker; 16K: 2, raised to 3.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -578,17 +702,141 @@ h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
   assert_output "4096 pool-pinned 16 
 4096 raw-pinned 16 
 4096 raw-pageable 16 
+4096 ceiling 16 
 4096 pool-pageable 16 
 4096 pool-staged 16 2
 4096 pool-fill 16 
 16384 pool-pinned 6 
 16384 raw-pinned 6 
 16384 raw-pageable 6 
+16384 ceiling 6 
 16384 pool-pageable 6 
 16384 pool-staged 6 2
 16384 pool-fill 6 "
+  # The headline, exact: the stand-in's rates are fixed (pinned 4000
+  # items/s, staged 2000, pageable 1000, ceiling 5000, raw-pinned 8000),
+  # so the ceiling at each size is the limit however loaded the machine
+  # (the fill-only arm, which arena-consume times, is not one with a
+  # ceiling there), and its idle shares are 10%: 4, 3, 2 and 1.
+  run sed '/^# footprint/,$d' "$TMP/hs/summary.txt"
+  assert_output "# h2d-sweep: 2 producers, pool
+# mean GB/s (1e9 B/s) per item size and arm with its 95% CI over
+# fresh-process runs; limit: the smaller of \"ceiling\", the fill+copy
+# ceiling at that size (h2d-check --calibrate; where none ran, \"fill
+# alone\", the producers' fill rate alone), and \"link\", the raw-pinned
+# peak (0.131 GB/s at 16KiB)
+size   arm            n  GB/s [95% CI]    % of limit  limit   bound by
+4KiB   pool-pinned    1  0.0164 (no CI)   80%         0.0205  ceiling
+4KiB   pool-staged    1  0.00820 (no CI)  40%         0.0205  ceiling
+4KiB   pool-pageable  1  0.00410 (no CI)  20%         0.0205  ceiling
+16KiB  pool-pinned    1  0.0655 (no CI)   80%         0.0819  ceiling
+16KiB  pool-staged    1  0.0328 (no CI)   40%         0.0819  ceiling
+16KiB  pool-pageable  1  0.0164 (no CI)   20%         0.0819  ceiling
+
+4KiB: pinned arena vs pageable: 4.00x, no 95% CI from these runs (n=1 per arm)
+4KiB: pinned arena vs staged: 2.00x, no 95% CI from these runs (n=1 per arm)
+16KiB: pinned arena vs pageable: 3.99x, no 95% CI from these runs (n=1 per arm)
+16KiB: pinned arena vs staged: 2.00x, no 95% CI from these runs (n=1 per arm)
+
+# copy engine idle per size and arm: mean ms a run, and as % of
+# its measured time by cause: no row (producers still filling), no slot
+# (waiting on a release), check (a check not done), other (submission)
+size   arm            n  idle ms  idle   no row  no slot  check  other
+4KiB   pool-pinned    1  0.4      10.0%  4.0%    3.0%     2.0%   1.0%
+4KiB   pool-staged    1  0.8      10.0%  4.0%    3.0%     2.0%   1.0%
+4KiB   pool-pageable  1  1.6      10.0%  4.0%    3.0%     2.0%   1.0%
+16KiB  pool-pinned    1  0.15     10.0%  4.0%    3.0%     2.0%   1.0%
+16KiB  pool-staged    1  0.3      10.0%  4.0%    3.0%     2.0%   1.0%
+16KiB  pool-pageable  1  0.6      10.0%  4.0%    3.0%     2.0%   1.0%"
   run grep -c '^\(4\|16\)KiB: pinned arena vs \(pageable\|staged\): ' "$TMP/hs/summary.txt"
   assert_output 4
+}
+
+@test "the stand-in h2d-check without a ceiling row (an older h2d-check): the fill rate alone or the link, said so" {
+  fake_gpu
+  PATH=$TMP/bin:$PATH FAKE_CEILING=0 FAKE_IDLE=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 2 --out '$TMP/pa' 2> /dev/null"
+  assert_status 0
+  run grep -c ',ceiling,' "$TMP/pa/raw.csv"
+  assert_output 0
+  run sed -n '3,6p' "$TMP/pa/summary.txt"
+  assert_output "# mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
+# limit: the smaller of \"fill alone\", the producers' fill rate alone
+# (BACKEND-fill; no ceiling arm in these rows), and \"link\", the
+# raw-pinned peak: 8000 items/s, 0.0328 GB/s"
+  # Each row's limit is one of the two (the fill-only arm is timed by
+  # arena-consume, loaded or not), or none with a note saying why.
+  run awk '/^producers /,/^$/' "$TMP/pa/summary.txt"
+  local l re='^1 +(pool|ring)-(pinned|staged|pageable) +2 +[0-9]+ \(no CI\) +[0-9.]+ \(no CI\) +(([0-9]|[1-9][0-9]|100)%|~100%) +([0-9.]+ +fill alone|8000 +link)$'
+  for l in 1 2 3 4 5 6; do
+    [[ "${lines[$l]}" =~ $re ]] || [[ "${lines[$l]}" =~ ^1\ +[a-z]+-[a-z]+\ .*\ -\ +-\ +-$ ]]
+  done
+  [ "${#lines[@]}" -eq 7 ]
+  # No idle columns, no idle table.
+  run grep -c 'copy engine idle' "$TMP/pa/summary.txt"
+  assert_output 0
+}
+
+@test "pinned-arena (stand-in h2d-check): the exact headline, a row above every limit named, the idle table, --trace files" {
+  fake_gpu
+  # The pinned arms at 10000 items/s: above the ceiling (5000) and the
+  # link (8000) in every run: no limit holds for them, and notes say so.
+  PATH=$TMP/bin:$PATH FAKE_PINNED_RATE=10000 FAKE_LOG=$TMP/h2d.log run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --trace --out '$TMP/pa' 2> /dev/null"
+  assert_status 0
+  run sed '/^# memory per arm/,$d' "$TMP/pa/summary.txt"
+  assert_output "# pinned-arena: 4KiB fp32 tensor items to the GPU, checked there
+# host $(hostname): $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online)
+# mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
+# limit: the smaller of \"ceiling\", the fill+copy ceiling (h2d-check
+# --calibrate: the host filling and copying at once, same producers,
+# size and slots), and \"link\", the raw-pinned peak: 8000 items/s, 0.0328 GB/s
+# % of limit: the share of it reached, the rest is left to gain
+producers  arm            n  items/s [95% CI]  GB/s [95% CI]    % of limit  limit  bound by
+1          pool-pinned    1  10000 (no CI)     0.0410 (no CI)   -           -      -
+1          pool-staged    1  2000 (no CI)      0.00820 (no CI)  40%         5000   ceiling
+1          pool-pageable  1  1000 (no CI)      0.00410 (no CI)  20%         5000   ceiling
+1          ring-pinned    1  10000 (no CI)     0.0410 (no CI)   -           -      -
+1          ring-staged    1  2000 (no CI)      0.00820 (no CI)  40%         5000   ceiling
+1          ring-pageable  1  1000 (no CI)      0.00410 (no CI)  20%         5000   ceiling
+
+note: 1 producer, pool-pinned: 10000 (no CI) items/s is above its fill+copy ceiling, 5000 (no CI) and its link (raw-pinned peak), 8000 (no CI), beyond both 95% CIs: neither is a limit in these runs; no limit claimed
+note: 1 producer, ring-pinned: 10000 (no CI) items/s is above its fill+copy ceiling, 5000 (no CI) and its link (raw-pinned peak), 8000 (no CI), beyond both 95% CIs: neither is a limit in these runs; no limit claimed
+1 producer, pool: pinned arena vs pageable: 10.0x, no 95% CI from these runs (n=1 per arm)
+1 producer, pool: pinned arena vs staged (1 copy thread): 5.00x, no 95% CI from these runs (n=1 per arm)
+1 producer, ring: pinned arena vs pageable: 10.0x, no 95% CI from these runs (n=1 per arm)
+1 producer, ring: pinned arena vs staged (1 copy thread): 5.00x, no 95% CI from these runs (n=1 per arm)
+
+# copy engine idle per arm: mean ms a run, and as % of its measured
+# time by cause: no row (producers still filling), no slot (waiting on a
+# release), check (a check not done), other (submission)
+producers  arm            n  idle ms  idle   no row  no slot  check  other
+1          pool-pinned    1  0.04     10.0%  4.0%    3.0%     2.0%   1.0%
+1          pool-staged    1  0.2      10.0%  4.0%    3.0%     2.0%   1.0%
+1          pool-pageable  1  0.4      10.0%  4.0%    3.0%     2.0%   1.0%
+1          ring-pinned    1  0.04     10.0%  4.0%    3.0%     2.0%   1.0%
+1          ring-staged    1  0.2      10.0%  4.0%    3.0%     2.0%   1.0%
+1          ring-pageable  1  0.4      10.0%  4.0%    3.0%     2.0%   1.0%"
+  # Each h2d-check run kept its timeline; the fill-only runs have none.
+  run ls "$TMP/pa/trace"
+  assert_output "1-pool-pageable-r1.json
+1-pool-pinned-r1.json
+1-pool-staged-r1.json
+1-ring-pageable-r1.json
+1-ring-pinned-r1.json
+1-ring-staged-r1.json"
+  run grep -c -- '--trace [^ ]*/trace/1-[a-z]*-[a-z]*-r1\.json$' "$TMP/h2d.log"
+  assert_output 6
+  # An h2d-check without --trace: a note, no folder, the runs go on.
+  rm -rf "$TMP/pa"
+  PATH=$TMP/bin:$PATH FAKE_TRACE=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --trace --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  assert_output "pinned-arena: note: no trace: this h2d-check has no --trace
+pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
+  grep -qx 'note: no trace: this h2d-check has no --trace' "$TMP/pa/receipt.txt"
+  [ ! -e "$TMP/pa/trace" ]
+  # Nor on the CPU arms: nothing is copied.
+  run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 1 --trace --out '$TMP/pc' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  assert_output "pinned-arena: note: no trace: the CPU arms copy nothing to trace
+pinned-arena: raw rows, receipt and summary in '$TMP/pc/'"
+  [ ! -e "$TMP/pc/trace" ]
 }
 
 @test "h200-session: the commands of a session, a folder that exists refused, no GPU 69" {
@@ -632,6 +880,7 @@ env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TM
   assert_status 0
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["slots"] }' "$TMP/five/raw.csv"
   assert_output "5
+5
 5
 5
 5
@@ -683,3 +932,25 @@ $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   [ -d "$TMP/s/h2d-sweep" ]
   cmp "$TMP/before" "$TMP/s/receipt.txt"
 }
+
+@test "h200-session refuses an h2d-check without the ceiling arm or the idle columns (stand-in): 69, nothing written" {
+  fake_gpu
+  cp "$top_srcdir/contrib/h200-session" "$TMP/bin/"
+  PATH=$TMP/bin:$PATH FAKE_CEILING=0 run h200-session --machine h200 --out "$TMP/s"
+  assert_status 69
+  assert_output "h200-session: this h2d-check has no ceiling arm under --calibrate or no idle_* columns: no session to publish"
+  PATH=$TMP/bin:$PATH FAKE_IDLE=0 run h200-session --machine h200 --out "$TMP/s"
+  assert_status 69
+  assert_output "h200-session: this h2d-check has no ceiling arm under --calibrate or no idle_* columns: no session to publish"
+  [ ! -e "$TMP/s" ]
+  # The stand-in as it is passes the check: the session would start (its
+  # dry run lists the steps; the check runs only before real steps).
+  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run h200-session --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
+  assert_status 0
+  run cat "$TMP/h2d.log"
+  assert_output "h2d-check --report run
+h2d-check --warmup-epochs 1 --report run --calibrate"
+  run grep -c '^step: [a-z0-9-]* skipped (--skip)$' "$TMP/s/receipt.txt"
+  assert_output 6
+}
+
