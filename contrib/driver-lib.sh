@@ -353,7 +353,7 @@ drv_human() { awk -v b="$1" "$drv_awk_human"' BEGIN { print human(b) }'; }
 
 # The arms that are not a pipeline's: the raw copies and the ceiling of
 # h2d-check --calibrate, the memcpy reference, the fill-only arms.
-drv_not_pipeline='^(raw-|memcpy$|ceiling$|[a-z]+-fill$)'
+drv_not_pipeline='^(raw-|memcpy$|ceiling(-registered-shm)?$|[a-z]+-fill$)'
 
 # drv_limits KEY VALUE MODE NOTES UNIT < STATS: each pipeline arm's limit, from
 # bench-summarize's csv STATS (--by KEY,arm; rows of column VALUE), as
@@ -419,18 +419,25 @@ drv_limit_csv() {
 
 # drv_idle KEY ROWS: where the copy engine sat idle, per KEY and pipeline
 # arm of the run rows ROWS that carry h2d-check's idle_* columns, as
-# "KEY|ARM|n|mean idle ms|idle %|no row %|no slot %|check %|other %", each
-# % the mean over the runs of that share of the run's measured seconds.
+# "KEY|ARM|n|mean idle ms|idle %|no row %|no slot %|check %|release %|other %",
+# each % the mean over the runs of that share of the run's measured seconds.
 drv_idle() {
   awk -F, -v key="$1" -v skip="$drv_not_pipeline" '
     NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
-      split("idle_s idle_no_row_s idle_no_slot_s idle_check_s idle_other_s", w, " ")
-      for (j = 1; j <= 5; j++) if (!(w[j] in c)) exit
+      nw = split("idle_s idle_no_row_s idle_no_slot_s idle_check_s idle_release_s idle_other_s", w, " ")
+      for (j = 1; j <= nw; j++) if (!(w[j] in c)) exit
       next }
     $c["idle_s"] == "" || $c["arm"] ~ skip || $c["seconds"] + 0 <= 0 { next }
     { K = $c[key] "|" $c["arm"]; if (!(K in n)) order[++nk] = K; n[K]++; s[K] += $c["idle_s"]
-      for (j = 1; j <= 5; j++) pc[K, j] += 100 * $c[w[j]] / $c["seconds"] }
+      for (j = 1; j <= nw; j++) pc[K, j] += 100 * $c[w[j]] / $c["seconds"] }
     END { for (i = 1; i <= nk; i++) { K = order[i]; ms = 1000 * s[K] / n[K]; printf "%s|%d|" (ms >= 100 ? "%.0f" : "%.3g"), K, n[K], ms
-            for (j = 1; j <= 5; j++) printf "|%.1f%%", pc[K, j] / n[K]
+            for (j = 1; j <= nw; j++) printf "|%.1f%%", pc[K, j] / n[K]
             print "" } }' "$2" | drv_arm_order
+}
+
+# The idle table's legend, for drv_idle's causes (copy-idle.h).
+drv_idle_legend() {
+  echo "# time by cause: no row (producers still filling), no slot (producers"
+  echo "# waiting for space), check and release (the consumer waiting for a"
+  echo "# buffer's check, or its items' release), other (driver and engine)"
 }

@@ -286,17 +286,18 @@ note: 4 producers, ring-pinned: 6350 [6230, 6480] items/s is above its fill+copy
 note: fabricated rows for tests/drivers.bats: a ceiling arm, idle columns
 
 # copy engine idle per arm: mean ms a run, and as % of its measured
-# time by cause: no row (producers still filling), no slot (waiting on a
-# release), check (a check not done), other (submission)
-producers  arm            n  idle ms  idle   no row  no slot  check  other
-1          pool-pinned    3  8.9      8.0%   5.0%    1.0%     1.5%   0.5%
-1          pool-pageable  3  174      61.2%  1.0%    0.0%     0.2%   60.0%
-1          ring-pinned    3  3.78     3.6%   2.0%    0.4%     1.0%   0.2%
-1          ring-pageable  3  170      59.2%  1.0%    0.0%     0.2%   58.0%
-4          pool-pinned    3  3.66     8.0%   5.0%    1.0%     1.5%   0.5%
-4          pool-pageable  3  172      61.2%  1.0%    0.0%     0.2%   60.0%
-4          ring-pinned    3  1.45     3.6%   2.0%    0.4%     1.0%   0.2%
-4          ring-pageable  3  168      59.2%  1.0%    0.0%     0.2%   58.0%
+# time by cause: no row (producers still filling), no slot (producers
+# waiting for space), check and release (the consumer waiting for a
+# buffer's check, or its items' release), other (driver and engine)
+producers  arm            n  idle ms  idle   no row  no slot  check  release  other
+1          pool-pinned    3  8.9      8.0%   5.0%    1.0%     1.5%   0.0%     0.5%
+1          pool-pageable  3  174      61.2%  1.0%    0.0%     0.2%   0.0%     60.0%
+1          ring-pinned    3  3.78     3.6%   2.0%    0.4%     1.0%   0.0%     0.2%
+1          ring-pageable  3  170      59.2%  1.0%    0.0%     0.2%   0.0%     58.0%
+4          pool-pinned    3  3.66     8.0%   5.0%    1.0%     1.5%   0.0%     0.5%
+4          pool-pageable  3  172      61.2%  1.0%    0.0%     0.2%   0.0%     60.0%
+4          ring-pinned    3  1.45     3.6%   2.0%    0.4%     1.0%   0.0%     0.2%
+4          ring-pageable  3  168      59.2%  1.0%    0.0%     0.2%   0.0%     58.0%
 
 # every arm and column, with the limits and the reference: summary.csv"
   run sed -n '9,17p' "$TMP/pc/summary.txt"
@@ -738,16 +739,17 @@ size   arm            n  GB/s [95% CI]    % of limit  limit   bound by
 16KiB: pinned arena vs pageable: 3.99x, no 95% CI from these runs (n=1 per arm)
 16KiB: pinned arena vs staged: 2.00x, no 95% CI from these runs (n=1 per arm)
 
-# copy engine idle per size and arm: mean ms a run, and as % of
-# its measured time by cause: no row (producers still filling), no slot
-# (waiting on a release), check (a check not done), other (submission)
-size   arm            n  idle ms  idle   no row  no slot  check  other
-4KiB   pool-pinned    1  0.4      10.0%  4.0%    3.0%     2.0%   1.0%
-4KiB   pool-staged    1  0.8      10.0%  4.0%    3.0%     2.0%   1.0%
-4KiB   pool-pageable  1  1.6      10.0%  4.0%    3.0%     2.0%   1.0%
-16KiB  pool-pinned    1  0.15     10.0%  4.0%    3.0%     2.0%   1.0%
-16KiB  pool-staged    1  0.3      10.0%  4.0%    3.0%     2.0%   1.0%
-16KiB  pool-pageable  1  0.6      10.0%  4.0%    3.0%     2.0%   1.0%"
+# copy engine idle per size and arm: mean ms a run, and as % of its measured
+# time by cause: no row (producers still filling), no slot (producers
+# waiting for space), check and release (the consumer waiting for a
+# buffer's check, or its items' release), other (driver and engine)
+size   arm            n  idle ms  idle   no row  no slot  check  release  other
+4KiB   pool-pinned    1  0.4      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
+4KiB   pool-staged    1  0.8      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
+4KiB   pool-pageable  1  1.6      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
+16KiB  pool-pinned    1  0.15     10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
+16KiB  pool-staged    1  0.3      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
+16KiB  pool-pageable  1  0.6      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%"
   run grep -c '^\(4\|16\)KiB: pinned arena vs \(pageable\|staged\): ' "$TMP/hs/summary.txt"
   assert_output 4
 }
@@ -806,15 +808,16 @@ note: 1 producer, ring-pinned: 10000 (no CI) items/s is above its fill+copy ceil
 1 producer, ring: pinned arena vs staged (1 copy thread): 5.00x, no 95% CI from these runs (n=1 per arm)
 
 # copy engine idle per arm: mean ms a run, and as % of its measured
-# time by cause: no row (producers still filling), no slot (waiting on a
-# release), check (a check not done), other (submission)
-producers  arm            n  idle ms  idle   no row  no slot  check  other
-1          pool-pinned    1  0.04     10.0%  4.0%    3.0%     2.0%   1.0%
-1          pool-staged    1  0.2      10.0%  4.0%    3.0%     2.0%   1.0%
-1          pool-pageable  1  0.4      10.0%  4.0%    3.0%     2.0%   1.0%
-1          ring-pinned    1  0.04     10.0%  4.0%    3.0%     2.0%   1.0%
-1          ring-staged    1  0.2      10.0%  4.0%    3.0%     2.0%   1.0%
-1          ring-pageable  1  0.4      10.0%  4.0%    3.0%     2.0%   1.0%"
+# time by cause: no row (producers still filling), no slot (producers
+# waiting for space), check and release (the consumer waiting for a
+# buffer's check, or its items' release), other (driver and engine)
+producers  arm            n  idle ms  idle   no row  no slot  check  release  other
+1          pool-pinned    1  0.04     10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
+1          pool-staged    1  0.2      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
+1          pool-pageable  1  0.4      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
+1          ring-pinned    1  0.04     10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
+1          ring-staged    1  0.2      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
+1          ring-pageable  1  0.4      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%"
   # Each h2d-check run kept its timeline; the fill-only runs have none.
   run ls "$TMP/pa/trace"
   assert_output "1-pool-pageable-r1.json

@@ -42,7 +42,7 @@ Try 'results-tables --help' for more information."
   assert_status 0
   [ "$output" = "# limit: none (no ceiling, fill-only or raw-pinned rows here)
 1          pool-pageable  3  120 [79, 182]     1.20 [0.79, 1.82]  -           -      -
-1          pool-pageable  3  1000     50.0%  5.0%    0.0%     0.0%   45.0%
+1          pool-pageable  3  1000     50.0%  5.0%    0.0%     0.0%   0.0%     45.0%
 _h2d-sweep/raw.csv: not in this folder, section skipped._
 _nvbandwidth/nvbandwidth.txt or calibrate.csv: not in this folder, section skipped._
 _transfer-overlap/raw.csv: not in this folder, section skipped._
