@@ -97,3 +97,26 @@ for folder in sorted(d for d in os.listdir('.') if os.path.isdir(d)):
     for path in sorted(glob.glob(os.path.join(folder, 'cpu4k-*.csv'))):
         for r in rows(path):
             print('  %-30s %10.0f items/s (CPU consumer, 4 KiB)' % (os.path.basename(path), float(r['items_per_s'])))
+
+# The tail of the 4-producer runs of f: while every producer still fills,
+# and after the first one has filled its share of the epoch.
+print('f-slow-producers: the copy engine busy while every producer fills, and after the first is done')
+for name in ('tl-1', 'tl-2', 'tl-3', 'ts-1', 'ts-2', 'ts-3'):
+    with gzip.open(os.path.join('f-slow-producers', name + '.json.gz'), 'rt') as f:
+        events = json.load(f)['traceEvents']
+    epoch = {e['args']['sequence']: e['args']['epoch'] for e in events if e['ph'] == 'X'}
+    measured = [e for e in events if e['ph'] != 'M' and epoch.get(e['args']['sequence']) == 1]
+    copies = sorted((e['ts'], e['ts'] + e['dur']) for e in measured if e['name'] == 'copy')
+    last_fill = {}
+    for e in measured:
+        if e['name'] == 'fill':
+            last_fill[e['tid']] = max(last_fill.get(e['tid'], 0), e['ts'] + e['dur'])
+    first_done = min(last_fill.values())
+    t0, t1 = copies[0][0], copies[-1][1]
+
+    def share(a, b):
+        inside = busy([(max(x, a), min(y, b)) for x, y in copies if min(y, b) > max(x, a)])
+        return inside / (b - a) if b > a else 0
+
+    print('  %-6s window %.0f ms; every producer filling until %.0f ms: busy %.3f; after: busy %.3f' % (
+        name, (t1 - t0) / 1e3, (first_done - t0) / 1e3, share(t0, first_done), share(first_done, t1)))
