@@ -326,6 +326,11 @@ corrupt_first_item() {
   assert_status 0
   [ "$(printf '%s\n' "$output" | column arm | tr '\n' ' ')" = \
     'pool-pinned raw-pinned raw-pageable raw-pageable-shm raw-registered-shm ceiling ceiling-registered-shm ' ]
+  run bash -c 'arena-produce --workers 4 --pin --size 8MiB --items 64 --epochs 2 \
+               | h2d-check --warmup-epochs 1 --report run --trace "$1"' _ "$TMP/run.json"
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column items)" = 256 ]
+  python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["traceEvents"]; sys.exit(sum(x["name"] == "copy" for x in e) != 512)' "$TMP/run.json"
   run bash -c 'arena-produce --size 1MiB --items 3 | h2d-check'
   assert_status 0
   [ "${#lines[@]}" -eq 4 ]
