@@ -17,7 +17,7 @@ enum
   OPT_BY = OPTION_FIRST_PRIVATE, OPT_VALUE, OPT_RATIO, OPT_COMPARE, OPT_CI,
   OPT_CI_STAT, OPT_CONFIDENCE, OPT_RESAMPLES, OPT_SEED, OPT_PERCENTILES,
   OPT_FORMAT, OPT_PLOT, OPT_STRICT, OPT_BASELINE, OPT_FAIL_IF_WORSE, OPT_LOG_SCALE,
-  OPT_FAMILY_WISE, OPT_RANK, OPT_PAIRED,
+  OPT_FAMILY_WISE, OPT_RANK, OPT_PAIRED, OPT_HIGHER, OPT_LOWER,
 };
 
 static const struct option long_options[] = {
@@ -40,6 +40,8 @@ static const struct option long_options[] = {
   { "family-wise", required_argument, NULL, OPT_FAMILY_WISE },
   { "rank", no_argument, NULL, OPT_RANK },
   { "paired", required_argument, NULL, OPT_PAIRED },
+  { "higher-is-better", required_argument, NULL, OPT_HIGHER },
+  { "lower-is-better", required_argument, NULL, OPT_LOWER },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -69,6 +71,11 @@ concatenated.\n\
   --paired KEY           comparisons also pair rows by column KEY (a run or\n\
                            block): the mean paired difference and the\n\
                            geometric mean of paired ratios, with t intervals\n\
+  --higher-is-better COLS, --lower-is-better COLS\n\
+                         which way is better for these columns, in verdicts\n\
+                           (default: by unit; rates such as _per_s, gb_s,\n\
+                           gbps are better higher, times such as _s, _ms, _ns\n\
+                           lower; other columns read higher or lower)\n\
   --baseline FILE        compare the FILEs (candidate) with this one\n\
   --fail-if-worse COL:TOL%:higher|lower\n\
                          with --baseline, exit 1 when COL got worse than the\n\
@@ -77,8 +84,8 @@ concatenated.\n\
   --family-wise none|holm  with --fail-if-worse: holm keeps the chance that any\n\
                            unchanged benchmark fails at (1-C)/2 (default none)\n\
   --ci METHOD            auto, t, boot-t, percentile, bca or order (default\n\
-                           auto: t below 30 values, boot-t from 30 to 20000,\n\
-                           order statistics for the median)\n\
+                           auto: t for a mean, order statistics for the\n\
+                           median); the bootstrap methods need 10 values\n\
   --ci-stat STAT         auto, mean, median or gmean (default auto: the mean,\n\
                            the geometric mean of --ratio columns)\n\
   --log-scale            values must be > 0; the mean's t and boot-t intervals\n\
@@ -200,6 +207,14 @@ main (int argc, char **argv)
       case OPT_RANK:
         config.rank = true;
         break;
+      case OPT_HIGHER:
+        options_list_free (options.higher, options.nhigher);
+        options.nhigher = options_list ("--higher-is-better", optarg, &options.higher);
+        break;
+      case OPT_LOWER:
+        options_list_free (options.lower, options.nlower);
+        options.nlower = options_list ("--lower-is-better", optarg, &options.lower);
+        break;
       case OPT_FAMILY_WISE:
         family = options_choice ("--family-wise", optarg, gate_family_names);
         break;
@@ -291,6 +306,8 @@ main (int argc, char **argv)
   options_list_free (options.by, options.nby);
   options_list_free (options.value, options.nvalue);
   options_list_free (options.ratio, options.nratio);
+  options_list_free (options.higher, options.nhigher);
+  options_list_free (options.lower, options.nlower);
   options_list_free (percentile_items, npercentiles);
   options_list_free (labels, npercentiles);
   free (percentiles);

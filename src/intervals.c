@@ -93,13 +93,50 @@ interval_median_order (const double *sorted, size_t n, double confidence,
   return NULL;
 }
 
+/* The power of 2 that brings the largest of X[0..N) near 1, so that
+   squares of the scaled values neither overflow nor underflow.  */
+static int
+scale_exponent (const double *x, size_t n)
+{
+  double top = 0;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite (x[i]))
+      top = fmax (top, fabs (x[i]));
+  int e = 0;
+  if (top > 0)
+    frexp (top, &e);
+  return e > -100 && e < 100 ? 0 : e;
+}
+
+static void welch_scaled (double mean1, double sd1, size_t n1, double mean2, double sd2,
+                          size_t n2, double confidence, struct welch *w);
+
 void
 interval_welch (double mean1, double sd1, size_t n1,
                 double mean2, double sd2, size_t n2,
                 double confidence, struct welch *w)
 {
+  double all[4] = { mean1, sd1, mean2, sd2 };
+  int e = scale_exponent (all, 4);
+  welch_scaled (ldexp (mean1, -e), ldexp (sd1, -e), n1, ldexp (mean2, -e), ldexp (sd2, -e),
+                n2, confidence, w);
+  /* Back to the data's scale: the differences and means by 2^e, the
+     squared standard errors by 4^e; ratios, t, df and p have no unit.
+     The squared SEs stay scaled where they would overflow: they are read
+     only as a pair (interval_fieller_p).  */
+  double *unit[] = { &w->diff, &w->diff_low, &w->diff_high, &w->mean1, &w->mean2 };
+  for (size_t i = 0; i < ARRAY_SIZE (unit); i++)
+    *unit[i] = ldexp (*unit[i], e);
+  w->scale = e;
+}
+
+static void
+welch_scaled (double mean1, double sd1, size_t n1,
+              double mean2, double sd2, size_t n2,
+              double confidence, struct welch *w)
+{
   *w = (struct welch) { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
-                        NAN, NAN, NAN, NULL, NULL, mean1, mean2, NAN, NAN };
+                        NAN, NAN, NAN, NULL, NULL, mean1, mean2, NAN, NAN, 0 };
   w->diff = mean1 - mean2;
   if (mean2 != 0 && isfinite (mean1 / mean2))
     {
@@ -173,11 +210,12 @@ interval_welch (double mean1, double sd1, size_t n1,
 double
 interval_fieller_p (const struct welch *w, double rho, bool above)
 {
+  /* v1 and v2 are on the scale 2^w->scale (see interval_welch).  */
   double se = sqrt (w->v1 + rho * rho * w->v2);
   if (!(se > 0) || !(w->df > 0) || w->mean2 == 0)
     return NAN;
   /* ratio > rho is (mean1 - rho mean2) / mean2 > 0.  */
-  double t = (w->mean1 - rho * w->mean2) / se;
+  double t = (ldexp (w->mean1, -w->scale) - rho * ldexp (w->mean2, -w->scale)) / se;
   if (w->mean2 < 0)
     t = -t;
   if (!above)
@@ -190,7 +228,7 @@ void
 interval_paired (const double *x, const double *y, size_t n, double confidence,
                  struct paired *p)
 {
-  *p = (struct paired) { (double) n, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NULL, NULL };
+  *p = (struct paired) { (double) n, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NULL, NULL };
   if (n == 0)
     {
       p->diff_why = p->ratio_why = "no pairs";
@@ -216,8 +254,11 @@ interval_paired (const double *x, const double *y, size_t n, double confidence,
         d[i] = log (x[i]) - log (y[i]);
       double m = stats_mean (d, n);
       p->ratio = exp (m);
-      p->ratio_why = interval_t_mean (m, stats_sd (d, n, m), n, confidence, &p->ratio_low,
+      double sd_log = stats_sd (d, n, m);
+      p->ratio_why = interval_t_mean (m, sd_log, n, confidence, &p->ratio_low,
                                       &p->ratio_high);
+      if (!p->ratio_why)
+        p->ratio_p = dist_t_two_sided_p (m / (sd_log / sqrt ((double) n)), (double) (n - 1));
       p->ratio_low = exp (p->ratio_low);
       p->ratio_high = exp (p->ratio_high);
     }

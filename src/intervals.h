@@ -48,12 +48,15 @@ struct welch
   double pct, pct_low, pct_high;        /* the ratio less 1, in percent */
   const char *diff_why, *ratio_why;
   double mean1, mean2, v1, v2;          /* the means and squared SEs */
+  int scale;                            /* v1 and v2 are of the data / 2^scale */
 };
 
 /* Fills W.  The ratio MEAN1 / MEAN2 has Fieller's interval, solved with
    the quantile of Welch's test, so it excludes 1 exactly when the test's
    p is below 1 - CONFIDENCE.  When the base mean is not clearly away
-   from 0 at that level the set is unbounded, and the interval empty.  */
+   from 0 at that level the set is unbounded, and the interval empty.
+   Means and SDs near the ends of the double range (1e200, 1e-200) are
+   scaled first, so squares neither overflow nor underflow.  */
 void interval_welch (double mean1, double sd1, size_t n1,
                      double mean2, double sd2, size_t n2,
                      double confidence, struct welch *w);
@@ -67,6 +70,7 @@ struct paired
   double pairs;                 /* a count, as a double: empty where unknown */
   double diff, diff_low, diff_high, p;
   double ratio, ratio_low, ratio_high;
+  double ratio_p;               /* the t test of the mean log ratio */
   const char *diff_why, *ratio_why;
 };
 void interval_paired (const double *x, const double *y, size_t n, double confidence,

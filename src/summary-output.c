@@ -227,26 +227,89 @@ digits (double x, int p, char *buf, size_t size)
   memmove (from, to, strlen (to) + 1);
 }
 
+/* X rounded to a multiple of 10^PLACE: to nearest (DIR 0), down (DIR
+   < 0) or up (DIR > 0).  Fixed decimals between 1e-4 and 1e17 (where %.17g turns too), else the
+   exponent form with the same digits, so neither a 300-digit number nor
+   a row of zeros stands for 1.2e300 or 2e-70.  */
+static void
+place_text (double x, int place, int dir, char *buf, size_t size)
+{
+  for (int pass = 0; pass < 2; pass++)
+    {
+      int lead = x != 0 ? (int) floor (log10 (fabs (x))) : place;
+      if (x != 0 && (lead >= 17 || lead < -4))
+        {
+          int sig = lead - place + 1;
+          if (sig < 1)
+            sig = 1;
+          snprintf (buf, size, "%.*e", sig - 1, x);
+          /* "1.25e300", "2.5e-70": no "+" and no padding.  */
+          char *e = strchr (buf, 'e'), *from = e + 1;
+          if (*from == '+')
+            memmove (from, from + 1, strlen (from));
+          if (*from == '-')
+            from++;
+          char *to = from;
+          while (to[0] == '0' && to[1])
+            to++;
+          memmove (from, to, strlen (to) + 1);
+        }
+      else
+        {
+          int decimals = place < 0 ? -place : 0;
+          /* %.*f rounds to the decimals; above the units, round first.  */
+          double unit = place > 0 ? pow (10, place) : 0;
+          snprintf (buf, size, "%.*f", decimals, unit ? round (x / unit) * unit : x);
+        }
+      /* Outward: a nearest text on the wrong side moves one unit.  */
+      double back = strtod (buf, NULL);
+      if (pass == 0 && ((dir < 0 && back > x) || (dir > 0 && back < x)))
+        {
+          x = back + (dir < 0 ? -1 : 1) * pow (10, place);
+          continue;
+        }
+      break;
+    }
+  /* No "-0.00": a value that rounds to zero is zero.  */
+  if (buf[0] == '-' && strspn (buf + 1, "0.") == strlen (buf + 1))
+    memmove (buf, buf + 1, strlen (buf));
+}
+
+/* The place of the second significant digit of HALF, EXTRA places
+   finer, or false where HALF is no width or X would need more than 17
+   digits there.  */
+static bool
+half_place (double x, double half, int extra, int *place)
+{
+  if (!(half > 0) || !isfinite (half) || !isfinite (x))
+    return false;
+  *place = (int) floor (log10 (half)) - 1 - extra;
+  int lead = x != 0 ? (int) floor (log10 (fabs (x))) : *place;
+  return lead - *place < 17;
+}
+
 /* X at the precision of an interval of half width HALF: rounded at the
    second significant digit of HALF.  False where HALF is no width or
    that would ask for more than 17 digits.  */
 static bool
 rounded_text (double x, double half, char *buf, size_t size)
 {
-  if (!(half > 0) || !isfinite (half) || !isfinite (x))
+  int place;
+  if (!half_place (x, half, 0, &place))
     return false;
-  int place = (int) floor (log10 (half)) - 1;
-  int lead = x != 0 ? (int) floor (log10 (fabs (x))) : place;
-  if (lead - place >= 17)
-    return false;
-  int decimals = place < 0 ? -place : 0;
-  /* %.*f rounds to the decimals; above the units, round first.  */
-  double unit = place > 0 ? pow (10, place) : 0;
-  snprintf (buf, size, "%.*f", decimals, unit ? round (x / unit) * unit : x);
-  /* No "-0.00": a value that rounds to zero is zero.  */
-  if (buf[0] == '-' && strspn (buf + 1, "0.") == strlen (buf + 1))
-    memmove (buf, buf + 1, strlen (buf));
+  place_text (x, place, 0, buf, size);
   return true;
+}
+
+/* The significant digits rounded_text gives X, or 0.  */
+static int
+rounded_digits (double x, double half)
+{
+  int place;
+  if (!half_place (x, half, 0, &place))
+    return 0;
+  int lead = x != 0 ? (int) floor (log10 (fabs (x))) : place;
+  return lead - place + 1;
 }
 
 static int
@@ -299,7 +362,14 @@ put_csv (FILE *out, struct csv_line *line, const struct field *f, size_t n)
         break;
       case STAT_NUMBER:
       case STAT_P:
-        csv_line_double (line, f[i].number);
+        {
+          /* The shortest text that reads back, as in JSON (1e-323, not
+             csv_line_double's 9.88131e-324).  */
+          char buf[48] = "";
+          if (isfinite (f[i].number))
+            shortest (f[i].number, buf, sizeof buf);
+          csv_line_str (line, buf);
+        }
         break;
       default:
         csv_line_str (line, f[i].text);
@@ -489,10 +559,74 @@ family_digits (const struct layout *l, const struct summary_row *rows, size_t nr
             if (f[i].kind == STAT_NUMBER && (int) f[i].family == fam && isfinite (f[i].number))
               values[n++] = f[i].number;
         }
-      precision[fam] = distinct_digits (values, n, 6);
+      /* At least the digits an interval gives its numbers, so min and
+         max are not shown coarser than the mean between them.  */
+      int least = 6;
+      for (size_t r = 0; r < nrows; r++)
+        {
+          size_t k = row_fields (l, &rows[r], f);
+          for (size_t i = 0; i < k; i++)
+            if (f[i].kind == STAT_NUMBER && (int) f[i].family == fam)
+              {
+                int dg = rounded_digits (f[i].number, f[i].half);
+                least = dg > least ? dg : least;
+              }
+        }
+      precision[fam] = distinct_digits (values, n, least > 17 ? 17 : least);
     }
   free (values);
   free (f);
+}
+
+/* The field of the statistic named NAME among F[0..N), or SIZE_MAX.  */
+static size_t
+stat_field (const struct layout *l, const char *name, size_t n)
+{
+  size_t k = l->d->ngroup_names;
+  for (size_t i = 0; i < summary_nstatistics && k < n; i++)
+    {
+      const struct summary_statistic *s = &summary_statistics[i];
+      if (!part_shown (l, s->part))
+        continue;
+      if (s->kind == STAT_PERCENTILES)
+        {
+          k += l->config->npercentiles;
+          continue;
+        }
+      if (s->header && STREQ (s->header, name))
+        return k;
+      k++;
+    }
+  return SIZE_MAX;
+}
+
+/* The mean and geometric mean are printed at their interval's
+   precision, min and max at their family's digits: where that rounding
+   would show a mean outside [min, max], the mean gets digits until it
+   lies within as printed.  */
+static void
+keep_between (const struct layout *l, const struct field *f, char **cells, size_t n,
+              const int *precision)
+{
+  size_t lo = stat_field (l, "min", n), hi = stat_field (l, "max", n);
+  const char *const centres[] = { "mean", "gmean" };
+  if (lo == SIZE_MAX || hi == SIZE_MAX || !isfinite (f[lo].number) || !isfinite (f[hi].number))
+    return;
+  double low = strtod (cells[lo], NULL), high = strtod (cells[hi], NULL);
+  for (size_t i = 0; i < ARRAY_SIZE (centres); i++)
+    {
+      size_t c = stat_field (l, centres[i], n);
+      if (c == SIZE_MAX || !isfinite (f[c].number))
+        continue;
+      char buf[64];
+      for (int p = precision[f[c].family];
+           p <= 17 && (strtod (cells[c], NULL) < low || strtod (cells[c], NULL) > high); p++)
+        {
+          digits (f[c].number, p, buf, sizeof buf);
+          free (cells[c]);
+          cells[c] = xstrdup (buf);
+        }
+    }
 }
 
 /* Table or Markdown: format every cell, then pad each column.  */
@@ -531,6 +665,7 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
           cells[(r + 1) * ncols + c] = t;
           right[c] = f[c].kind == STAT_COUNT || f[c].kind == STAT_NUMBER || f[c].kind == STAT_P;
         }
+      keep_between (l, f, cells + (r + 1) * ncols, ncols, precision);
     }
   for (size_t i = 0; i < (nrows + 1) * ncols; i++)
     {
@@ -595,64 +730,60 @@ row_label (const struct summary_data *d, const struct summary_row *row, char *bu
               d->compare_level);
 }
 
-/* Which way is faster for a column, by its name: rates end in _per_s,
-   times in a unit of time.  */
-enum direction { DIRECTION_NONE, DIRECTION_RATE, DIRECTION_TIME };
-static const struct
-{
-  const char *suffix;
-  enum direction direction;
-} direction_suffixes[] = {
-  { "_per_s", DIRECTION_RATE }, { "_per_sec", DIRECTION_RATE }, { "per_second", DIRECTION_RATE },
-  { "_s", DIRECTION_TIME }, { "_sec", DIRECTION_TIME }, { "seconds", DIRECTION_TIME },
-  { "_ms", DIRECTION_TIME }, { "_us", DIRECTION_TIME }, { "_ns", DIRECTION_TIME },
-};
-static const char *const time_names[] = { "s", "sec", "ms", "us", "ns", "seconds" };
-
-static enum direction
-column_direction (const char *name)
-{
-  size_t len = strlen (name);
-  for (size_t i = 0; i < ARRAY_SIZE (direction_suffixes); i++)
-    {
-      size_t k = strlen (direction_suffixes[i].suffix);
-      if (len >= k && STREQ (name + len - k, direction_suffixes[i].suffix))
-        return direction_suffixes[i].direction;
-    }
-  for (size_t i = 0; i < ARRAY_SIZE (time_names); i++)
-    if (STREQ (name, time_names[i]))
-      return DIRECTION_TIME;
-  return DIRECTION_NONE;
-}
-
-/* The word for a shown change of COLUMN upward (UP) or downward.  */
+/* The word for a shown change of VALUE upward (UP) or downward: by its
+   unit faster or slower, by --higher/lower-is-better better or worse,
+   else higher or lower.  */
 static const char *
-change_word (const char *column, bool up)
+change_word (const struct summary_value *value, bool up)
 {
-  switch (column_direction (column))
+  switch (value->better)
     {
-    case DIRECTION_RATE:
+    case 1:
       return up ? "faster" : "slower";
-    case DIRECTION_TIME:
+    case -1:
       return up ? "slower" : "faster";
+    case 2:
+      return up ? "better" : "worse";
+    case -2:
+      return up ? "worse" : "better";
     default:
       return up ? "higher" : "lower";
     }
 }
 
-/* X, LOW and HIGH rounded to the interval's precision: two significant
-   digits of its shorter half, so no digit printed is finer than the
-   interval can tell.  Without a usable width, the fewest digits (at
-   least 3) that tell the three apart.  */
+/* The side of NUL that X is on: -1, 0 or 1.  */
+static int
+side (double x, double nul)
+{
+  return (x > nul) - (x < nul);
+}
+
+/* X, LOW and HIGH at the interval's precision (two significant digits of
+   its shorter half), the ends rounded outward, with digits added until
+   each printed number lies on the same side of NUL (1 for a ratio, 0 for
+   a difference) as the number itself: the printed interval excludes NUL
+   exactly when the interval does.  Without a usable width, the fewest
+   digits (at least 3) that tell the three apart.  */
 static void
-ci_texts (double x, double low, double high, char *tx, char *tl, char *th, size_t size)
+ci_texts (double x, double low, double high, double nul, char *tx, char *tl, char *th,
+          size_t size)
 {
   double half = shorter_half (x, low, high);
   if (isnan (half))
     half = (high - low) / 2;
-  if (rounded_text (x, half, tx, size) && rounded_text (low, half, tl, size)
-      && rounded_text (high, half, th, size))
-    return;
+  int place;
+  for (int extra = 0; extra < 17 && half_place (x, half, extra, &place)
+         && half_place (low, half, extra, &place) && half_place (high, half, extra, &place);
+       extra++)
+    {
+      place_text (x, place, 0, tx, size);
+      place_text (low, place, -1, tl, size);
+      place_text (high, place, 1, th, size);
+      if (side (strtod (tx, NULL), nul) == side (x, nul)
+          && side (strtod (tl, NULL), nul) == side (low, nul)
+          && side (strtod (th, NULL), nul) == side (high, nul))
+        return;
+    }
   double v[3] = { x, low, high };
   int k = distinct_digits (v, 3, 3);
   digits (x, k, tx, size);
@@ -660,44 +791,118 @@ ci_texts (double x, double low, double high, char *tx, char *tl, char *th, size_
   digits (high, k, th, size);
 }
 
+/* P in two digits, more where two would put it on the other side of
+   ALPHA (0.0499 is not "0.05" beside "shown at 95%").  */
+static void
+p_text_against (double p, double alpha, char *buf, size_t size)
+{
+  p_text (p, buf, size);
+  for (int k = 3; k <= 17 && p != 0 && (strtod (buf, NULL) < alpha) != (p < alpha); k++)
+    digits (p, k, buf, size);
+}
+
+/* The numbers a verdict reads: the estimate with its interval, the p of
+   the same test, and the test's name.  */
+struct verdict_numbers
+{
+  double x, low, high, p, nul;
+  bool ratio;
+  const char *test;
+  const char *why;              /* no test: why */
+  const char *no_ratio;         /* a difference shown for want of a ratio: why */
+};
+
+/* The test the design calls for: paired with --paired, rank-sum with
+   --rank, Welch's otherwise.  */
+static struct verdict_numbers
+verdict_numbers (const struct summary_data *d, const struct summary_row *row,
+                 const struct summary_config *config)
+{
+  struct verdict_numbers v = { NAN, NAN, NAN, NAN, 0, false, NULL, NULL, NULL };
+  if (d->paired)
+    {
+      const struct paired *p = &row->paired;
+      v.test = "paired t";
+      if (!p->ratio_why)
+        v = (struct verdict_numbers) { p->ratio, p->ratio_low, p->ratio_high, p->ratio_p, 1,
+                                       true, "paired t of log ratios", NULL, NULL };
+      else if (!p->diff_why)
+        v = (struct verdict_numbers) { p->diff, p->diff_low, p->diff_high, p->p, 0, false,
+                                       "paired t", NULL, p->ratio_why };
+      else
+        v.why = p->diff_why;
+      return v;
+    }
+  if (config->rank)
+    {
+      const struct rank_test *r = &row->rank;
+      v = (struct verdict_numbers) { r->shift, r->shift_low, r->shift_high, r->p, 0, false,
+                                     r->exact ? "rank-sum, exact"
+                                     : "rank-sum, normal approximation", r->why, NULL };
+      return v;
+    }
+  const struct welch *w = &row->welch;
+  if (w->diff_why)
+    v.why = w->diff_why;
+  else if (!w->ratio_why)
+    v = (struct verdict_numbers) { w->ratio, w->ratio_low, w->ratio_high, w->p, 1, true,
+                                   "Welch", NULL, NULL };
+  else
+    v = (struct verdict_numbers) { w->diff, w->diff_low, w->diff_high, w->p, 0, false,
+                                   "Welch", NULL, w->ratio_why };
+  return v;
+}
+
 void
 summary_output_verdicts (FILE *out, const struct summary_data *d,
                          const struct summary_row *rows, size_t nrows,
                          const struct summary_config *config, const char *prefix)
 {
-  double level = 100 * config->confidence;
+  double level = 100 * config->confidence, alpha = 1 - config->confidence;
   for (size_t r = 0; r < nrows; r++)
     {
       const struct summary_row *row = &rows[r];
       if (!row->compared)
         continue;
-      const struct welch *w = &row->welch;
-      const char *column = d->values[row->value].name;
+      const struct summary_value *value = &d->values[row->value];
+      const char *column = value->name;
       char who[512], p[32], x[64], lo[64], hi[64];
       row_label (d, row, who, sizeof who);
       fputs (prefix, out);
-      if (w->diff_why)
+      struct verdict_numbers v = verdict_numbers (d, row, config);
+      if (v.why || !isfinite (v.p) || !isfinite (v.x))
         {
-          fprintf (out, "%s: %s not compared: %s\n", who, column, w->diff_why);
+          fprintf (out, "%s: %s not compared: %s\n", who, column,
+                   v.why ? v.why : "no test of these values");
           continue;
         }
-      p_text (w->p, p, sizeof p);
-      bool shown = w->p < 1 - config->confidence;
-      bool ratio = !w->ratio_why;
-      if (ratio)
-        ci_texts (w->ratio, w->ratio_low, w->ratio_high, x, lo, hi, sizeof x);
+      p_text_against (v.p, alpha, p, sizeof p);
+      bool bounded = isfinite (v.low) && isfinite (v.high);
+      /* The word follows the p; an interval on the other side of the
+         null (approximations that part at the edge) is said.  */
+      bool shown = v.p < alpha;
+      bool excludes = bounded && (v.low > v.nul || v.high < v.nul);
+      const char *times = v.ratio ? "x" : "";
+      if (bounded)
+        ci_texts (v.x, v.low, v.high, v.nul, x, lo, hi, sizeof x);
       else
-        ci_texts (w->diff, w->diff_low, w->diff_high, x, lo, hi, sizeof x);
-      const char *times = ratio ? "x" : "";
-      if (!shown)
-        fprintf (out, "%s: %s no difference shown at %g%% (%s%s [%s, %s], p = %s)\n",
-                 who, column, level, x, times, lo, hi, p);
-      else if (ratio)
-        fprintf (out, "%s: %s %s%s [%s, %s] %s (p = %s)\n", who, column, x, times, lo, hi,
-                 change_word (column, w->diff > 0), p);
+        digits (v.x, 3, x, sizeof x);
+      char interval[160] = "";
+      if (bounded)
+        snprintf (interval, sizeof interval, " [%s, %s]", lo, hi);
+      if (!shown || (bounded && !excludes))
+        fprintf (out, "%s: %s no difference shown at %g%% (%s%s%s, p = %s, %s%s)\n",
+                 who, column, level, x, times, interval, p, v.test,
+                 shown ? "; its interval holds the null" : "");
+      else if (v.ratio)
+        fprintf (out, "%s: %s %s%s%s %s (p = %s, %s)\n", who, column, x, times, interval,
+                 change_word (value, v.x > v.nul), p, v.test);
+      else if (v.no_ratio)
+        fprintf (out, "%s: %s %s by %s%s (p = %s, %s; no ratio: %s)\n", who, column,
+                 change_word (value, v.x > v.nul), x, interval, p, v.test, v.no_ratio);
       else
-        fprintf (out, "%s: %s %s by %s [%s, %s] (p = %s; no ratio: %s)\n", who, column,
-                 change_word (column, w->diff > 0), x, lo, hi, p, w->ratio_why);
+        fprintf (out, "%s: %s %s by %s%s (p = %s, %s)\n", who, column,
+                 change_word (value, v.x > v.nul), x, interval, p, v.test);
     }
 }
 
