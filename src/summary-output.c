@@ -29,6 +29,8 @@ struct field
   double number;
   double half;                  /* the half width of the interval whose
                                    precision it has in tables, or NaN */
+  int dir;                      /* an interval's low end -1, high end 1:
+                                   rounded outward in tables */
 };
 
 struct layout
@@ -69,7 +71,7 @@ layout_new (const struct summary_data *d, const struct summary_config *config, c
 static struct field
 text (const char *t)
 {
-  return (struct field) { STAT_TEXT, STAT_FAM_NONE, t, 0, 0, NAN };
+  return (struct field) { STAT_TEXT, STAT_FAM_NONE, t, 0, 0, NAN, 0 };
 }
 
 static size_t
@@ -104,7 +106,7 @@ shorter_half (double x, double low, double high)
    statistic and its interval's ends have the interval's; the
    comparison's ratio, difference and percentage have theirs.  */
 static double
-field_half (const struct summary_row *row, size_t offset)
+field_half (const struct summary_row *row, size_t offset, int *dir)
 {
   static const size_t estimate[CI_STAT_COUNT] = {
     [CI_STAT_MEAN] = offsetof (struct summary_row, mean),
@@ -126,12 +128,18 @@ field_half (const struct summary_row *row, size_t offset)
 #undef WITH_CI
   };
   const char *base = (const char *) row;
+  *dir = 0;
   for (size_t i = 0; i < ARRAY_SIZE (intervals); i++)
     if (offset == intervals[i].point || offset == intervals[i].low
         || offset == intervals[i].high)
-      return shorter_half (*(const double *) (base + intervals[i].point),
+      {
+        *dir = offset == intervals[i].low ? -1 : offset == intervals[i].high;
+        return shorter_half (*(const double *) (base + intervals[i].point),
                            *(const double *) (base + intervals[i].low),
                            *(const double *) (base + intervals[i].high));
+      }
+  *dir = offset == offsetof (struct summary_row, ci_low) ? -1
+    : offset == offsetof (struct summary_row, ci_high);
   size_t point = estimate[row->ci_stat];
   if (point && (offset == point || offset == offsetof (struct summary_row, ci_low)
                 || offset == offsetof (struct summary_row, ci_high)))
@@ -153,7 +161,7 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
       const struct summary_statistic *s = &summary_statistics[i];
       if (!part_shown (l, s->part))
         continue;
-      struct field x = { s->kind, s->family, NULL, 0, NAN, NAN };
+      struct field x = { s->kind, s->family, NULL, 0, NAN, NAN, 0 };
       switch (s->kind)
         {
         case STAT_TEXT:
@@ -167,7 +175,7 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
           x.number = *(const double *) (base + s->offset);
           if (s->part >= STAT_PART_COMPARE && !row->compared)
             x.number = NAN;
-          x.half = field_half (row, s->offset);
+          x.half = field_half (row, s->offset, &x.dir);
           break;
         case STAT_CI_STAT:
           x = text (ci_stat_names[row->ci_stat]);
@@ -188,7 +196,7 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
           break;
         case STAT_PERCENTILES:
           for (size_t p = 0; p < l->config->npercentiles; p++)
-            f[k++] = (struct field) { STAT_NUMBER, s->family, NULL, 0, row->percentiles[p], NAN };
+            f[k++] = (struct field) { STAT_NUMBER, s->family, NULL, 0, row->percentiles[p], NAN, 0 };
           continue;
         }
       f[k++] = x;
@@ -196,15 +204,19 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
   return k;
 }
 
-/* The shortest %g text that reads back as X.  */
+/* The shortest %g text that reads back as X: of the digits that do,
+   the one that prints fewest characters ("50", not "5e+01"; "1e-323",
+   not "9.88131e-324").  */
 static void
 shortest (double x, char *buf, size_t size)
 {
+  char try[48];
+  buf[0] = '\0';
   for (int p = 1; p <= 17; p++)
     {
-      snprintf (buf, size, "%.*g", p, x);
-      if (strtod (buf, NULL) == x)
-        return;
+      snprintf (try, sizeof try, "%.*g", p, x);
+      if (strtod (try, NULL) == x && (!buf[0] || strlen (try) < strlen (buf)))
+        snprintf (buf, size, "%s", try);
     }
 }
 
@@ -289,15 +301,16 @@ half_place (double x, double half, int extra, int *place)
 }
 
 /* X at the precision of an interval of half width HALF: rounded at the
-   second significant digit of HALF.  False where HALF is no width or
+   second significant digit of HALF, outward for an interval's end (DIR
+   -1 its low end, 1 its high end).  False where HALF is no width or
    that would ask for more than 17 digits.  */
 static bool
-rounded_text (double x, double half, char *buf, size_t size)
+rounded_text (double x, double half, int dir, char *buf, size_t size)
 {
   int place;
   if (!half_place (x, half, 0, &place))
     return false;
-  place_text (x, place, 0, buf, size);
+  place_text (x, place, dir, buf, size);
   return true;
 }
 
@@ -529,7 +542,7 @@ table_text (const struct field *f, const int *precision)
     case STAT_NUMBER:
       if (!isfinite (f->number))
         return xstrdup ("-");
-      if (!rounded_text (f->number, f->half, buf, sizeof buf))
+      if (!rounded_text (f->number, f->half, f->dir, buf, sizeof buf))
         digits (f->number, precision[f->family], buf, sizeof buf);
       return xstrdup (buf);
     case STAT_P:

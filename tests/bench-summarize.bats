@@ -79,30 +79,22 @@ v,1,0,7.5,,,7.5,7.5,7.5,,,mean,t,0.95,,7.5,7.5,0,0"
 }
 
 @test "all values equal: sd 0 and an empty CI with a reason, whatever the method" {
+  # Ten values: the bootstrap methods are refused below 10.
   for ci in t percentile bca boot-t; do
-    run bench-summarize --seed 3 --ci "$ci" <<<"v
-2
-2
-2"
+    run bench-summarize --seed 3 --ci "$ci" <<<"v$(printf '\n2%.0s' 1 2 3 4 5 6 7 8 9 10)"
     assert_status 0
     seed=$([ "$ci" = t ] || echo 3)
-    assert_output "bench-summarize: no interval: all values equal, in 1 row (first: column 'v', n=3)
+    assert_output "bench-summarize: no interval: all values equal, in 1 row (first: column 'v', n=10)
 $H,p5,p95,outliers_mild,outliers_severe
-v,3,0,2,0,0,2,2,2,,,mean,$ci,0.95,$seed,2,2,0,0"
+v,10,0,2,0,0,2,2,2,,,mean,$ci,0.95,$seed,2,2,0,0"
   done
   for ci in order bca; do
-    run bench-summarize --seed 3 --ci "$ci" --ci-stat median <<<"v
-2
-2
-2
-2
-2
-2"
+    run bench-summarize --seed 3 --ci "$ci" --ci-stat median <<<"v$(printf '\n2%.0s' 1 2 3 4 5 6 7 8 9 10)"
     assert_status 0
     seed=$([ "$ci" = order ] || echo 3)
-    assert_output "bench-summarize: no interval: all values equal, in 1 row (first: column 'v', n=6)
+    assert_output "bench-summarize: no interval: all values equal, in 1 row (first: column 'v', n=10)
 $H,p5,p95,outliers_mild,outliers_severe
-v,6,0,2,0,0,2,2,2,,,median,$ci,0.95,$seed,2,2,0,0"
+v,10,0,2,0,0,2,2,2,,,median,$ci,0.95,$seed,2,2,0,0"
   done
 }
 
@@ -356,7 +348,7 @@ h2,b,3
 h3,a,4"
   assert_status 0
   assert_output "bench-summarize: no interval: fewer than 2 values, in 5 rows (first: host=h1, arm=a, column 'v', n=1)
-bench-summarize: no comparison intervals: fewer than 2 values on a side, in 2 comparisons (first: arm=a, column 'v')
+bench-summarize: no comparison intervals: fewer than 2 values on a side, in 2 comparisons (first: host=h1, arm=a, column 'v')
 host,arm,$H,p50,outliers_mild,outliers_severe,vs,ratio,ratio_ci_low,ratio_ci_high,diff,diff_ci_low,diff_ci_high,diff_pct,diff_pct_ci_low,diff_pct_ci_high,t,df,p_welch
 h1,a,v,1,0,2,,,2,2,2,,,mean,t,0.95,,2,0,0,b,2,,,1,,,100,,,,,
 h1,b,v,1,0,1,,,1,1,1,,,mean,t,0.95,,1,0,0,,,,,,,,,,,,,
@@ -381,9 +373,9 @@ new,13.5"
   assert_status 0
   assert_output "arm   column  n  missing  mean  sd       se   min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe  vs    ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high        t  df  p_welch
 base  x       3        0  11.0   1  0.57735    10      11    12     8.5     13.5  mean     t              0.95          11              0                0            -             -              -     -            -             -         -                -                 -        -   -        -
-new   x       3        0  12.5   1  0.57735  11.5    12.5  13.5    10.0     15.0  mean     t              0.95        12.5              0                0  base   1.14          0.94           1.39   1.5         -0.8           3.8        14               -6                39  1.83712   4     0.14
+new   x       3        0  12.5   1  0.57735  11.5    12.5  13.5    10.0     15.0  mean     t              0.95        12.5              0                0  base   1.14          0.93           1.39   1.5         -0.8           3.8        14               -7                39  1.83712   4     0.14
 
-arm=new vs arm=base: x no difference shown at 95% (1.14x [0.94, 1.39], p = 0.14)"
+arm=new vs arm=base: x no difference shown at 95% (1.14x [0.93, 1.39], p = 0.14, Welch)"
   run bench-summarize --resamples 0 --format table --value t --percentiles 50 <<<"t
 1000000001
 1000000002
@@ -399,7 +391,7 @@ t       3        0  1000000002.0   1  0.57735  1000000001  1000000002  100000000
   # A column in ns is a time: higher is slower.
   run sh -c "printf 'arm,ns\nb,1000000.0\nb,1000000.1\nb,999999.9\nb,1000000.05\nn,1000001.0\nn,1000001.1\nn,1000000.9\nn,1000001.05\n' \
     | bench-summarize --compare arm=b --resamples 0 --format table | tail -n 1"
-  assert_output "arm=n vs arm=b: ns 1.00000100x [1.00000085, 1.00000115] slower (p = 3.1e-6)"
+  assert_output "arm=n vs arm=b: ns 1.00000100x [1.00000085, 1.00000115] slower (p = 3.1e-6, Welch)"
 }
 
 @test "--format json: numbers as numbers, unknowns as null" {
@@ -414,11 +406,11 @@ a,3
  {"g": "b\"q", "column": "v", "n": 1, "missing": 0, "mean": 5, "sd": null, "se": null, "min": 5, "median": 5, "max": 5, "ci_low": null, "ci_high": null, "ci_stat": "mean", "ci_method": "t", "ci_level": 0.95, "seed": null, "p50": 5, "outliers_mild": 0, "outliers_severe": 0}
 ]'
   # The seed is a string: a JSON number would round 2^64 - 1.  The
-  # percentile bootstrap of three values is [min, max].
-  run sh -c 'printf "v\n1\n2\n3\n" | bench-summarize --ci percentile --seed 18446744073709551615 --format json'
+  # percentile bootstrap of ten equal values draws, and has no interval.
+  run sh -c 'printf "v\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n" | bench-summarize --ci percentile --seed 18446744073709551615 --format json 2> /dev/null'
   assert_status 0
   assert_output '[
- {"column": "v", "n": 3, "missing": 0, "mean": 2, "sd": 1, "se": 0.5773502691896258, "min": 1, "median": 2, "max": 3, "ci_low": 1, "ci_high": 3, "ci_stat": "mean", "ci_method": "percentile", "ci_level": 0.95, "seed": "18446744073709551615", "p5": 1.1, "p95": 2.9, "outliers_mild": 0, "outliers_severe": 0}
+ {"column": "v", "n": 10, "missing": 0, "mean": 1, "sd": 0, "se": 0, "min": 1, "median": 1, "max": 1, "ci_low": null, "ci_high": null, "ci_stat": "mean", "ci_method": "percentile", "ci_level": 0.95, "seed": "18446744073709551615", "p5": 1, "p95": 1, "outliers_mild": 0, "outliers_severe": 0}
 ]'
 }
 
@@ -436,7 +428,7 @@ new,23.5"
 | base | x      |   3 |       0 | 11.0 |   1 | 0.57735 |   10 |     11 |   12 |    8.5 |    13.5 | mean    | t         |     0.95 |      |   11 |             0 |               0 |      |     - |            - |             - |    - |           - |            - |        - |               - |                - |       - |   - |       - |
 | new  | x      |   3 |       0 | 22.5 |   1 | 0.57735 | 21.5 |   22.5 | 23.5 |   20.0 |    25.0 | mean    | t         |     0.95 |      | 22.5 |             0 |               0 | base |  2.05 |         1.75 |          2.43 | 11.5 |         9.2 |         13.8 |      105 |              75 |              143 | 14.0846 |   4 | 0.00015 |
 
-- arm=new vs arm=base: x 2.05x [1.75, 2.43] higher (p = 0.00015)"
+- arm=new vs arm=base: x 2.05x [1.75, 2.43] higher (p = 0.00015, Welch)"
 }
 
 @test "the median's interval: order statistics, none below 6 values at 95%, said once" {
@@ -478,7 +470,9 @@ v,19,0,107.47368421052632,22.564397771348247,5.176627874061126,100,102,200,96.59
   # 1.08105565931160285, 1.11930847181515043).  b: 1.01x.
   [ "${#lines[@]}" -eq 6 ]
   [[ "${lines[3]}" == a,candidate,ms,6,0,11,*,baseline,1.1,1.081055659311603,1.1193084718151503,* ]]
-  [ "${lines[5]}" = "bench-summarize: arm=a, ms: regression: 1.1x [1.081, 1.119] the baseline, worse by more than 5% at 95% (lower is better)" ]
+  # The exact permutation test: every one of the C(12, 6) = 924 ways but
+  # the observed one puts less time on the candidate's side.
+  [ "${lines[5]}" = "bench-summarize: arm=a, ms: regression: 1.1x [1.081, 1.119] the baseline, worse by more than 5% at 95% (lower is better; one-sided p = 0.0011)" ]
   # b is 1% slower: within 5%.  And where higher is better, a is better.
   run bench-summarize --baseline "$TMP/base.csv" --by arm --value ms --fail-if-worse ms:5%:higher \
     --format csv "$TMP/cand.csv"
@@ -512,9 +506,9 @@ field() {
                         { print $c }'
 }
 
-@test "10,000 normal values: the default interval of the mean (bootstrap-t) is mean +- 1.96 se within 4%" {
+@test "10,000 normal values: the bootstrap-t interval of the mean is mean +- 1.96 se within 4%" {
   normal_values 10000 1 > "$TMP/normal.csv"
-  bench-summarize --seed 11 "$TMP/normal.csv" > "$TMP/out.csv"
+  bench-summarize --ci boot-t --seed 11 "$TMP/normal.csv" > "$TMP/out.csv"
   run awk -F, 'NR == 2 {
       half = ($11 - $10) / 2; want = 1.959964 * $6
       centre = ($11 + $10) / 2
@@ -594,11 +588,11 @@ field() {
 
 @test "without --seed the seed is reported, and reusing it reproduces the run" {
   normal_values 200 8 > "$TMP/d.csv"
-  bench-summarize "$TMP/d.csv" > "$TMP/first.csv" 2> "$TMP/err"
+  bench-summarize --ci boot-t "$TMP/d.csv" > "$TMP/first.csv" 2> "$TMP/err"
   run grep -c '^bench-summarize: seed [0-9][0-9]*$' "$TMP/err"
   assert_output "1"
   seed=$(sed 's/.*seed //' "$TMP/err")
-  run bench-summarize --seed "$seed" "$TMP/d.csv"
+  run bench-summarize --ci boot-t --seed "$seed" "$TMP/d.csv"
   assert_status 0
   assert_output "$(cat "$TMP/first.csv")"
   # No resampling, no seed to report.
@@ -607,9 +601,13 @@ field() {
   [ "${lines[0]}" = "column,n,missing,mean,sd,se,min,median,max,ci_low,ci_high,ci_stat,ci_method,ci_level,seed,p5,p95,outliers_mild,outliers_severe" ]
   # The seed is a column of every row that drew from it; Student t draws
   # nothing: no seed to report, and an empty seed column.
-  run sh -c "bench-summarize '$TMP/d.csv' 2> /dev/null"
+  run sh -c "bench-summarize --ci boot-t '$TMP/d.csv' 2> /dev/null"
   assert_status 0
   [[ "${lines[1]}" == v,200,0,*,mean,boot-t,0.95,[0-9]*,* ]]
+  # The default is t at any n: nothing drawn, no seed.
+  run sh -c "bench-summarize '$TMP/d.csv' 2> /dev/null"
+  assert_status 0
+  [[ "${lines[1]}" == v,200,0,*,mean,t,0.95,,* ]]
   head -n 20 "$TMP/d.csv" > "$TMP/small.csv"
   # (stderr apart: awk's random numbers differ between awks, and with them
   # any note on outliers.)
@@ -764,14 +762,14 @@ size_mib  arm       column  n  missing   mean        sd         se   min  median
 64        pinned    h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  pageable  0.767         0.729          0.807  -2.45        -2.96         -1.94     -23.3            -27.1             -19.3  -13.5902  3.86367  0.00021
 64        pageable  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0                -             -              -      -            -             -         -                -                 -         -        -        -
 
-size_mib=8, arm=pinned vs arm=pageable: h2d_ms 0.72x [0.59, 0.87] faster (p = 0.0056)
-size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p = 0.00021)
+size_mib=8, arm=pinned vs arm=pageable: h2d_ms 0.72x [0.59, 0.87] faster (p = 0.0056, Welch)
+size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p = 0.00021, Welch)
 EOF
   ;;
   4) cat <<'EOF'
 arm       column  n  missing  mean       sd       se  min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed     p5     p95  outliers_mild  outliers_severe
 pinned    h2d_ms  8        0   4.6  3.69014  1.30466    1     4.6   8.2     1.5      7.7  mean     t              0.95        1.035   8.165              0                0
-pageable  h2d_ms  8        0   6.0  4.76355  1.68417  1.4    5.95  10.9     2.1     10.0  mean     t              0.95         1.47  10.795              0                0
+pageable  h2d_ms  8        0   6.0  4.76355  1.68417  1.4    5.95  10.9     2.0     10.1  mean     t              0.95         1.47  10.795              0                0
 
 h2d_ms
     x arm=pinned (n=8)
@@ -797,15 +795,15 @@ pinned    8         baseline   h2d_ms  4        0   1.15  0.129099  0.0645497   
 pageable  8         baseline   h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
 pinned    64        baseline   h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
 pageable  64        baseline   h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pinned    8         candidate  h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0  baseline   1.00          0.82           1.22  0.00        -0.22          0.22         0              -18                22  0   6        1
-pageable  8         candidate  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0  baseline   1.00          0.84           1.19  0.00        -0.28          0.28         0              -16                19  0   6        1
-pinned    64        candidate  h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  baseline  1.000         0.973          1.028  0.00        -0.22          0.22       0.0             -2.7               2.8  0   6        1
-pageable  64        candidate  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0  baseline  1.000         0.946          1.057  0.00        -0.58          0.58       0.0             -5.4               5.7  0   6        1
+pinned    8         candidate  h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0  baseline   1.00          0.82           1.22  0.00        -0.23          0.23         0              -18                22  0   6        1
+pageable  8         candidate  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0  baseline   1.00          0.83           1.20  0.00        -0.29          0.29         0              -17                20  0   6        1
+pinned    64        candidate  h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  baseline  1.000         0.972          1.029  0.00        -0.23          0.23       0.0             -2.8               2.9  0   6        1
+pageable  64        candidate  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0  baseline  1.000         0.946          1.058  0.00        -0.59          0.59       0.0             -5.4               5.8  0   6        1
 
-arm=pinned, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.82, 1.22], p = 1)
-arm=pageable, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.84, 1.19], p = 1)
-arm=pinned, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.973, 1.028], p = 1)
-arm=pageable, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.946, 1.057], p = 1)
+arm=pinned, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.82, 1.22], p = 1, Welch)
+arm=pageable, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.83, 1.20], p = 1, Welch)
+arm=pinned, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.972, 1.029], p = 1, Welch)
+arm=pageable, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.946, 1.058], p = 1, Welch)
 EOF
   ;;
   esac
@@ -876,7 +874,7 @@ a,,,
 b,1.00000000000025,0.9999999999996916,1.0000000000008085"
   run bench-summarize --by g --compare g=a --resamples 0 --format table "$TMP/f.csv"
   assert_status 0
-  [ "${lines[3]}" = "g=b vs g=a: v no difference shown at 95% (1.00000000000025x [0.99999999999969, 1.00000000000081], p = 0.32)" ]
+  [ "${lines[3]}" = "g=b vs g=a: v no difference shown at 95% (1.00000000000025x [0.99999999999969, 1.00000000000081], p = 0.32, Welch)" ]
 }
 
 @test "--log-scale: a rate's interval at n=3 stays positive, as log-t" {
@@ -891,9 +889,9 @@ b,1.00000000000025,0.9999999999996916,1.0000000000008085"
   assert_status 0
   assert_output "mean,ci_low,ci_high,ci_method
 370,9.374521104724863,14603.41264056687,log-t"
-  # From 30 values the default bootstrap-t runs on the log scale too.
+  # Bootstrap-t runs on the log scale too.
   awk 'BEGIN { srand(2); print "v"; for (i = 0; i < 100; i++) print exp(3 * rand()) }' > "$TMP/skew.csv"
-  run sh -c "bench-summarize --log-scale --seed 1 '$TMP/skew.csv' | cut -d, -f13"
+  run sh -c "bench-summarize --ci boot-t --log-scale --seed 1 '$TMP/skew.csv' | cut -d, -f13"
   assert_output "ci_method
 log-boot-t"
   # Below 30 values the default at n=3 across many samples: never negative.
@@ -907,44 +905,44 @@ log-boot-t"
 a,1
 a,0"
   assert_status 65
-  assert_output "bench-summarize: --log-scale: column 'gb_per_s' holds 0, not above 0"
+  assert_output "bench-summarize: stdin: line 3, column 'gb_per_s': --log-scale needs values above 0, got '0' (in every row)"
   run bench-summarize --resamples 0 --log-scale <<<"g,gb_per_s
 a,1
 a,-2.5"
   assert_status 65
-  assert_output "bench-summarize: --log-scale: column 'gb_per_s' holds -2.5, not above 0"
+  assert_output "bench-summarize: stdin: line 3, column 'gb_per_s': --log-scale needs values above 0, got '-2.5' (in every row)"
 }
 
 @test "verdicts in words: faster or slower by the column's unit, higher or lower otherwise" {
   printf 'pinned,items_per_s,run_ms,bytes\n0,10,10,10\n0,11,11,11\n0,12,12,12\n1,50,50,50\n1,52,52,52\n1,55,55,55\n' > "$TMP/v.csv"
   run sh -c "bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/v.csv' | tail -n 3"
-  assert_output "pinned=1 vs pinned=0: items_per_s 4.76x [3.91, 5.93] faster (p = 0.0003)
-pinned=1 vs pinned=0: run_ms 4.76x [3.91, 5.93] slower (p = 0.0003)
-pinned=1 vs pinned=0: bytes 4.76x [3.91, 5.93] higher (p = 0.0003)"
+  assert_output "pinned=1 vs pinned=0: items_per_s 4.76x [3.91, 5.93] faster (p = 0.0003, Welch)
+pinned=1 vs pinned=0: run_ms 4.76x [3.91, 5.93] slower (p = 0.0003, Welch)
+pinned=1 vs pinned=0: bytes 4.76x [3.91, 5.93] higher (p = 0.0003, Welch)"
   printf 'pinned,gb_per_s,seconds\n0,50,50\n0,52,52\n0,55,55\n1,10,10\n1,11,11\n1,12,12\n' > "$TMP/w.csv"
   run sh -c "bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/w.csv' | tail -n 2"
-  assert_output "pinned=1 vs pinned=0: gb_per_s 0.210x [0.169, 0.256] slower (p = 0.0003)
-pinned=1 vs pinned=0: seconds 0.210x [0.169, 0.256] faster (p = 0.0003)"
+  assert_output "pinned=1 vs pinned=0: gb_per_s 0.210x [0.168, 0.256] slower (p = 0.0003, Welch)
+pinned=1 vs pinned=0: seconds 0.210x [0.168, 0.256] faster (p = 0.0003, Welch)"
 }
 
 @test "the gate: a benchmark missing from the candidate exits 66 and is named" {
-  printf 'arm,ns\na,100\na,101\na,102\nb,100\nb,101\nb,102\n' > "$TMP/base.csv"
-  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/cand.csv"
+  printf 'arm,ns\na,100\na,101\na,102\na,103\nb,100\nb,101\nb,102\nb,103\n' > "$TMP/base.csv"
+  printf 'arm,ns\na,100\na,101\na,102\na,103\n' > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ns:0%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 66
   assert_output "bench-summarize: arm=b, ns: in the baseline but not in the candidate"
 }
 
 @test "the gate: an integer timing column named by --fail-if-worse is summarized, not an integer key" {
-  # 100, 101, 102 climb by one: without --value a default column like it is
+  # 100 .. 103 climb by one: without --value a default column like it is
   # left out as an integer key, which made --fail-if-worse exit 64.
-  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/base.csv"
-  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/cand.csv"
+  printf 'arm,ns\na,100\na,101\na,102\na,103\n' > "$TMP/base.csv"
+  printf 'arm,ns\na,100\na,101\na,102\na,103\n' > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ns:0%:lower --format csv '$TMP/cand.csv' | cut -d, -f1-4,23"
   assert_status 0
   assert_output "arm,source,column,n,ratio
-a,baseline,ns,3,
-a,candidate,ns,3,1"
+a,baseline,ns,4,
+a,candidate,ns,4,1"
 }
 
 @test "the gate: deterministic values are judged exactly, equal passes and worse fails, either way round" {
@@ -953,7 +951,7 @@ a,candidate,ns,3,1"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 1
   assert_output "bench-summarize: no interval: all values equal, in 4 rows (first: arm=a, source=baseline, column 'ns', n=2)
-bench-summarize: no comparison intervals: all values equal on both sides, in 2 comparisons (first: source=candidate, column 'ns')
+bench-summarize: no comparison intervals: all values equal on both sides, in 2 comparisons (first: arm=a, source=candidate, column 'ns')
 bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal on both sides, worse by more than 5% (lower is better)"
   # Higher is better: 8 against 7 is better, 10 against 10 equal.
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:5%:higher --format csv '$TMP/cand.csv' 2>/dev/null >/dev/null"
@@ -964,37 +962,64 @@ bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal o
 }
 
 @test "the gate: higher is better fails a throughput that fell" {
-  # The candidate's throughput is 0.5x the baseline's, Fieller [0.43822, 0.57049]
-  # (mpmath): beyond 5% where higher
-  # is better; where lower is better the same data pass.
-  printf 'arm,gb_per_s\na,20\na,21\na,19\n' > "$TMP/base.csv"
-  printf 'arm,gb_per_s\na,10\na,10.5\na,9.5\n' > "$TMP/cand.csv"
+  # The candidate's throughput is half the baseline's: every value of it
+  # below 0.95 times every baseline value, so of the C(8, 4) = 70 splits
+  # only the observed one sums as low: one-sided p = 1/70 = 0.014 < 0.025.
+  # Where lower is better the same data pass.
+  printf 'arm,gb_per_s\na,20\na,21\na,19\na,20.5\n' > "$TMP/base.csv"
+  printf 'arm,gb_per_s\na,10\na,10.5\na,9.5\na,10.2\n' > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse gb_per_s:5%:higher --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 1
-  assert_output "bench-summarize: arm=a, gb_per_s: regression: 0.5x [0.4382, 0.5705] the baseline, worse by more than 5% at 95% (higher is better)"
+  assert_output "bench-summarize: arm=a, gb_per_s: regression: 0.4994x [0.461, 0.5411] the baseline, worse by more than 5% at 95% (higher is better; one-sided p = 0.014)"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse gb_per_s:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 0
   assert_output ""
 }
 
+@test "the gate: 3 and 3 values cannot show a regression at 95%, and say so" {
+  # The exact test's smallest p is 1/C(6, 3) = 0.05: not below 0.025, so
+  # even a doubling passes, with a line that says why.
+  printf 'arm,ms\na,10\na,11\na,12\n' > "$TMP/base.csv"
+  printf 'arm,ms\na,20\na,21\na,22\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: arm=a, ms: with 3 candidate and 3 baseline values no regression can be shown at 95% (the exact test's smallest p is 0.05, not below 0.025): more runs are needed"
+  # At 80% (one side 0.1) it can.
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --confidence 0.8 --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+}
+
+@test "the gate: a Fieller interval that is unbounded does not stop the one-sided test" {
+  # One slow run in four: the base mean is 1 SE from 0, Fieller's set is
+  # unbounded (it exited 65, "cannot judge"), yet the exact test judges,
+  # and passes, the unchanged job.
+  printf 'arm,ms\na,1\na,1\na,1\na,197\n' > "$TMP/base.csv"
+  printf 'arm,ms\na,1\na,2\na,1\na,196\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --format csv '$TMP/cand.csv' 2>/dev/null | cut -d, -f23-25"
+  assert_status 0
+  assert_output "ratio,ratio_ci_low,ratio_ci_high
+,,
+1,,"
+}
+
 @test "the gate: --family-wise holm passes what only chance among several would fail" {
-  # a: {1..5} against {2,4,...,12}: Welch's two-sided p = 0.0493 (mpmath),
-  # one-sided 0.0246 < 0.025 fails alone; Holm over two asks 0.0125 of the
-  # smallest.  b is unchanged.
-  { echo arm,ms; for v in 1 2 3 4 5; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/base.csv"
-  { echo arm,ms; for v in 2 4 6 8 10 12; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/cand.csv"
+  # a: {3,5,6,7,8,10} against {1..5}: 8 of the C(11, 6) = 462 splits sum
+  # as high, one-sided p = 0.017 < 0.025 fails alone; Holm over two asks
+  # 0.0125 of the smallest.  b is unchanged.
+  { echo arm,ms; for v in 1 2 3 4 5; do echo a,$v; done; for v in 1 2 3 4; do echo b,$v; done; } > "$TMP/base.csv"
+  { echo arm,ms; for v in 3 5 6 7 8 10; do echo a,$v; done; for v in 1 2 3 4; do echo b,$v; done; } > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 1
-  assert_output "bench-summarize: arm=a, ms: regression: 2.333x [1.004, 5.77] the baseline, worse by more than 0% at 95% (lower is better)"
+  assert_output "bench-summarize: arm=a, ms: regression: 2.167x [1.182, 4.908] the baseline, worse by more than 0% at 95% (lower is better; one-sided p = 0.017)"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 0
   assert_output ""
-  # A clear regression still fails under Holm, with its p: t = 19.718, df
-  # 5.8824, one-sided p = 6.7229e-7 (mpmath).
-  { echo arm,ms; for v in 20 21 22; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/cand.csv"
+  # A clear regression still fails under Holm: only the observed split of
+  # 462 sums as high, p = 0.0022.
+  { echo arm,ms; for v in 20 21 22 23 24 25; do echo a,$v; done; for v in 1 2 3 4; do echo b,$v; done; } > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 1
-  assert_output "bench-summarize: arm=a, ms: regression: 7x [4.404, 16.68] the baseline, worse by more than 0% at 95% (lower is better; Holm over 2, p = 6.7e-07)"
+  assert_output "bench-summarize: arm=a, ms: regression: 7.5x [4.85, 16.11] the baseline, worse by more than 0% at 95% (lower is better; Holm over 2, one-sided p = 0.0022)"
   run bench-summarize --family-wise bonferroni --baseline "$TMP/base.csv" "$TMP/cand.csv"
   assert_status 64
 }
