@@ -196,9 +196,12 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
   bool missing = missing_candidates (gates, ngates, d, rows, nrows);
   struct verdict *verdicts = xcalloc (ngates * nrows + 1, sizeof *verdicts);
   size_t nverdicts = 0;
-  double least_p = 0;           /* the largest smallest-possible p met */
-  const struct summary_row *least_row = NULL;
-  size_t least_m = 0, least_n = 0;
+  /* The smallest p each exact test can give: the rows that cannot show
+     a regression at the level, and the least of them all.  */
+  double alpha = (1 - confidence) / 2;
+  size_t cannot = 0, least_m = 0, least_n = 0;
+  const struct summary_row *cannot_row = NULL;
+  double best = INFINITY;
   for (size_t i = 0; i < ngates; i++)
     {
       const struct gate *g = &gates[i];
@@ -237,8 +240,9 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
                   p = permutation_p (x->values, x->n, y->values, y->n, limit,
                                      g->higher_is_better);
                   double least = 1 / choose (x->n + y->n, x->n);
-                  if (least > least_p)
-                    least_p = least, least_row = row, least_m = x->n, least_n = y->n;
+                  if (least >= alpha && !cannot++)
+                    cannot_row = row, least_m = x->n, least_n = y->n;
+                  best = fmin (best, least);
                 }
               else
                 p = interval_fieller_p (w, limit, !g->higher_is_better);
@@ -249,17 +253,21 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
 
   /* Each test at one side's share of 1 - C, as the two-sided interval's
      end; Holm's step-down keeps the chance of any false failure in the
-     family at that share.  */
-  double alpha = (1 - confidence) / 2;
-  if (least_row && least_p >= alpha)
+     family at that share.  What the exact test cannot reach is said.  */
+  if (cannot)
     {
       char where[512];
-      gate_where (d, least_row->group, where, sizeof where);
+      gate_where (d, cannot_row->group, where, sizeof where);
       warn (0, "%s%s: with %zu candidate and %zu baseline values no regression can be shown "
-            "at %g%% (the exact test's smallest p is %.2g, not below %.2g): more runs are needed",
-            where, quotef (d->values[least_row->value].name), least_m, least_n,
-            100 * confidence, least_p, alpha);
+            "at %g%% (the exact test's smallest p is %.2g, not below %.2g): more runs are "
+            "needed (%zu row%s)", where, quotef (d->values[cannot_row->value].name), least_m,
+            least_n, 100 * confidence, 1 / choose (least_m + least_n, least_m), alpha, cannot,
+            cannot == 1 ? "" : "s");
     }
+  else if (family == GATE_FAMILY_HOLM && nverdicts > 1 && best >= alpha / (double) nverdicts)
+    warn (0, "--family-wise holm: over %zu rows the first step asks p < %.2g, below the "
+          "smallest p the exact test gives any of them (%.2g): no regression can be shown; "
+          "more runs are needed", nverdicts, alpha / (double) nverdicts, best);
   if (family == GATE_FAMILY_HOLM)
     qsort (verdicts, nverdicts, sizeof *verdicts, verdict_order);
   for (size_t k = 0; k < nverdicts; k++)

@@ -767,6 +767,7 @@ size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p 
 EOF
   ;;
   4) cat <<'EOF'
+bench-summarize: column 'h2d_ms': positive values spread by a large factor (the SD of their logs is 1.03, pooled over 2 rows; first: arm=pinned, n=8): the 95% t interval of such a mean covers less (0.82 to 0.84 at n = 3 to 10 for log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better
 arm       column  n  missing  mean       sd       se  min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed     p5     p95  outliers_mild  outliers_severe
 pinned    h2d_ms  8        0   4.6  3.69014  1.30466    1     4.6   8.2     1.5      7.7  mean     t              0.95        1.035   8.165              0                0
 pageable  h2d_ms  8        0   6.0  4.76355  1.68417  1.4    5.95  10.9     2.0     10.1  mean     t              0.95         1.47  10.795              0                0
@@ -784,6 +785,7 @@ h2d_ms
 EOF
   ;;
   5) cat <<'EOF'
+bench-summarize: column 'h2d_ms': positive values spread by a large factor (the SD of their logs is 0.99, pooled over 2 rows; first: arm=pinned, n=16): the 95% t interval of such a mean covers less (0.82 to 0.84 at n = 3 to 10 for log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better
 arm,column,n,missing,mean,sd,se,min,median,max,ci_low,ci_high,ci_stat,ci_method,ci_level,seed,p0,p25,p75,p100,outliers_mild,outliers_severe
 pinned,h2d_ms,16,0,4.6,3.565015193983517,0.8912537984958793,1,4.6000000000000005,8.2,2.7003374962175353,6.499662503782464,mean,t,0.95,,1,1.175,8.025,8.2,0,0
 pageable,h2d_ms,16,0,6.05,4.602028538228187,1.1505071345570468,1.4,5.95,10.9,3.5977520908851046,8.502247909114896,mean,t,0.95,,1.4,1.6,10.45,10.9,0,0
@@ -843,7 +845,8 @@ EOF
   run sh -c "bench-summarize --by method,num_tensors --ratio serialized_ms/concurrent_ms \
     --format csv '$DATA/overlap-d2h.csv' 2>&1 >/dev/null"
   assert_status 0
-  assert_output "bench-summarize: not summarized, as identifiers or configuration (name them with --value): trial (an integer key), total_bytes (constant within every group), raw_pinned_gbps (constant within every group), compute_iterations (constant within every group), matrix_size (constant within every group), compute_target_ms (constant within every group), seed (constant within every group), compute_capability (constant within every group), driver (constant within every group), cuda (constant within every group), cuda_driver (constant within every group)"
+  assert_output "bench-summarize: not summarized, as identifiers or configuration (name them with --value): trial (an integer key), total_bytes (constant within every group), raw_pinned_gbps (constant within every group), compute_iterations (constant within every group), matrix_size (constant within every group), compute_target_ms (constant within every group), seed (constant within every group), compute_capability (constant within every group), driver (constant within every group), cuda (constant within every group), cuda_driver (constant within every group)
+bench-summarize: column 'cpu_launch_skew_ms': positive values spread by a large factor (the SD of their logs is 1.01, pooled over 4 rows; first: method=event, num_tensors=1, n=4): the 95% t interval of such a mean covers less (0.82 to 0.84 at n = 3 to 10 for log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
   run sh -c "bench-summarize --by method,num_tensors --ratio serialized_ms/concurrent_ms \
     --format csv '$DATA/overlap-d2h.csv' 2> /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i }
       \$1 == \"event\" && \$2 == 1 { print \$3, \$4, \$(c[\"ci_stat\"]) }'"
@@ -882,7 +885,7 @@ b,1.00000000000025,0.9999999999996916,1.0000000000008085"
   # 547.4486277268397, t(2, 0.975) = 4.302652729911275 (scipy):
   # 370 exp(-+ 4.3027 * 547.45 / (370 sqrt 3)) = [9.3745211, 14603.413].
   printf 'items_per_s\n10\n100\n1000\n' > "$TMP/r.csv"
-  run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' | cut -d, -f4,10,11,13"
+  run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' 2> /dev/null | cut -d, -f4,10,11,13"
   assert_output "mean,ci_low,ci_high,ci_method
 370,-989.9377813822098,1729.9377813822098,t"
   run sh -c "bench-summarize --resamples 0 --log-scale '$TMP/r.csv' | cut -d, -f4,10,11,13"
@@ -983,7 +986,7 @@ bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal o
   printf 'arm,ms\na,20\na,21\na,22\n' > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 0
-  assert_output "bench-summarize: arm=a, ms: with 3 candidate and 3 baseline values no regression can be shown at 95% (the exact test's smallest p is 0.05, not below 0.025): more runs are needed"
+  assert_output "bench-summarize: arm=a, ms: with 3 candidate and 3 baseline values no regression can be shown at 95% (the exact test's smallest p is 0.05, not below 0.025): more runs are needed (1 row)"
   # At 80% (one side 0.1) it can.
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --confidence 0.8 --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 1
