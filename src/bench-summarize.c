@@ -2,6 +2,7 @@
    comparisons over benchmark CSV. */
 #include "system.h"
 #include "die.h"
+#include "stats.h"
 #include "options.h"
 #include "regression-gate.h"
 #include "rng.h"
@@ -249,7 +250,7 @@ main (int argc, char **argv)
   /* auto may take boot-t for a mean.  */
   bool bootstrap = summary_ci_resamples (config.method) || (config.method == CI_AUTO && !median);
   /* A tail quantile needs some resamples beyond it to mean anything.  */
-  double need = ceil (20 / (1 - config.confidence) - 1e-9);
+  double need = ceil (20 / stats_alpha (config.confidence) - 1e-9);
   if (bootstrap && config.resamples > 0 && (double) config.resamples < need)
     die (EXIT_USAGE, 0, "--resamples: %zu are too few for a %g%% interval (at least %.0f, "
          "or 0 for none)", config.resamples, 100 * config.confidence, need);

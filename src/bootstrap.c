@@ -105,7 +105,7 @@ interval (const struct bootstrap_config *config, double *reps, size_t b,
   stats_sort (reps, b);
   if (!(reps[0] < reps[b - 1]))
     return "every resample gives the same value";
-  double alpha = (1 - config->confidence) / 2;
+  double alpha = stats_alpha (config->confidence) / 2;
   double p_low = alpha, p_high = 1 - alpha;
   if (config->method == BOOTSTRAP_BCA)
     {
@@ -179,7 +179,7 @@ studentized (const struct bootstrap_config *config, const double *x, size_t n,
     }
   free (dev);
   stats_sort (reps, b);
-  double alpha = (1 - config->confidence) / 2;
+  double alpha = stats_alpha (config->confidence) / 2;
   double t_low = stats_quantile_sorted (reps, b, alpha);
   double t_high = stats_quantile_sorted (reps, b, 1 - alpha);
   free (reps);

@@ -58,7 +58,7 @@ interval_median_rank (size_t n, double confidence, size_t *j, double *coverage)
 {
   *j = 0;
   *coverage = NAN;
-  double alpha = (1 - confidence) / 2;
+  double alpha = stats_alpha (confidence) / 2;
   if (n == 0 || dist_binomial_half_cdf (0, n) > alpha)
     return "too few values for a distribution-free interval of the median";
   /* Largest J in [1, (n+1)/2] with P(B <= j-1) <= alpha: the tail rises
@@ -136,7 +136,7 @@ welch_scaled (double mean1, double sd1, size_t n1,
               double confidence, struct welch *w)
 {
   *w = (struct welch) { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
-                        NAN, NAN, NAN, NULL, NULL, mean1, mean2, NAN, NAN, 0 };
+                        NAN, NAN, NAN, NAN, NULL, NULL, mean1, mean2, NAN, NAN, 0, NAN, NAN };
   w->diff = mean1 - mean2;
   if (mean2 != 0 && isfinite (mean1 / mean2))
     {
@@ -151,6 +151,8 @@ welch_scaled (double mean1, double sd1, size_t n1,
   double v1 = sd1 * sd1 / (double) n1, v2 = sd2 * sd2 / (double) n2;
   w->v1 = v1;
   w->v2 = v2;
+  w->df1 = (double) (n1 - 1);
+  w->df2 = (double) (n2 - 1);
   double se2 = v1 + v2;
   if (!(se2 > 0))
     {
@@ -160,7 +162,7 @@ welch_scaled (double mean1, double sd1, size_t n1,
   w->t = w->diff / sqrt (se2);
   /* Welch-Satterthwaite degrees of freedom.  */
   w->df = se2 * se2 / (v1 * v1 / (double) (n1 - 1) + v2 * v2 / (double) (n2 - 1));
-  w->p = dist_t_two_sided_p (w->t, w->df);
+  w->p = w->ratio_p = dist_t_two_sided_p (w->t, w->df);
   double q = dist_t_quantile ((1 + confidence) / 2, w->df);
   w->diff_low = w->diff - q * sqrt (se2);
   w->diff_high = w->diff + q * sqrt (se2);
@@ -203,6 +205,28 @@ welch_scaled (double mean1, double sd1, size_t n1,
       w->ratio_why = "the interval overflows a double";
       return;
     }
+  w->pct_low = 100 * (w->ratio_low - 1);
+  w->pct_high = 100 * (w->ratio_high - 1);
+}
+
+void
+interval_welch_log (struct welch *w, double confidence)
+{
+  if (w->diff_why || !(w->mean1 > 0) || !(w->mean2 > 0))
+    return;
+  /* v1 and v2 are of the data / 2^scale, and so are the means here.  */
+  double m1 = ldexp (w->mean1, -w->scale), m2 = ldexp (w->mean2, -w->scale);
+  double a = w->v1 / (m1 * m1), b = w->v2 / (m2 * m2);
+  double se = sqrt (a + b);
+  double df = (a + b) * (a + b) / (a * a / (w->df1) + b * b / (w->df2));
+  if (!(se > 0) || !(df > 0))
+    return;
+  double q = dist_t_quantile ((1 + confidence) / 2, df);
+  double centre = log (m1) - log (m2);
+  w->ratio_low = exp (centre - q * se);
+  w->ratio_high = exp (centre + q * se);
+  w->ratio_p = dist_t_two_sided_p (centre / se, df);
+  w->ratio_why = NULL;
   w->pct_low = 100 * (w->ratio_low - 1);
   w->pct_high = 100 * (w->ratio_high - 1);
 }

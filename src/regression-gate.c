@@ -2,6 +2,7 @@
 #include "system.h"
 #include "regression-gate.h"
 #include "die.h"
+#include "stats.h"
 
 #include <math.h>
 
@@ -198,7 +199,7 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
   size_t nverdicts = 0;
   /* The smallest p each exact test can give: the rows that cannot show
      a regression at the level, and the least of them all.  */
-  double alpha = (1 - confidence) / 2;
+  double alpha = stats_alpha (confidence) / 2;
   size_t cannot = 0, least_m = 0, least_n = 0;
   const struct summary_row *cannot_row = NULL;
   double best = INFINITY;

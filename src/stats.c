@@ -187,3 +187,11 @@ stats_sort (double *x, size_t n)
 {
   qsort (x, n, sizeof *x, double_compare);
 }
+
+double
+stats_alpha (double confidence)
+{
+  char text[32];
+  snprintf (text, sizeof text, "%.15g", 1 - confidence);
+  return strtod (text, NULL);
+}

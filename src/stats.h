@@ -41,4 +41,9 @@ double stats_quantile_sorted (const double *sorted, size_t n, double p);
 /* Sort ascending (NaN-free data).  */
 void stats_sort (double *x, size_t n);
 
+/* 1 - CONFIDENCE as the decimal the user wrote: 0.95 gives 0.05 exactly,
+   not 0.050000000000000044, so a p printed as 0.05 and the level agree.
+   The one place each test's and interval's alpha comes from.  */
+double stats_alpha (double confidence);
+
 #endif

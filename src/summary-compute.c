@@ -319,6 +319,8 @@ compare (struct summary_data *d, const struct summary_config *config,
             row->compared = true;
             interval_welch (row->mean, row->sd, row->n, base_row->mean, base_row->sd,
                             base_row->n, config->confidence, &row->welch);
+            if (config->log_scale)
+              interval_welch_log (&row->welch, config->confidence);
             if (d->paired)
               compare_paired (d, &d->groups[g].cells[v], &d->groups[b].cells[v], config,
                               &row->paired);
@@ -535,11 +537,16 @@ warn_skew (const struct summary_data *d, const struct summary_config *config,
       const struct summary_row *first = NULL;
       double squares = 0, df = 0;
       size_t counted = 0;
+      /* Only a column of positive values (times, rates): one that holds
+         0 or less anywhere is no such quantity.  */
+      bool positive = true;
       for (size_t r = 0; r < nrows; r++)
+        positive &= rows[r].value != v || rows[r].n == 0 || rows[r].min > 0;
+      for (size_t r = 0; r < nrows && positive; r++)
         {
           const struct summary_row *row = &rows[r];
           if (row->value != v || row->n < 3 || row->n >= SKEW_MAX_N
-              || row->ci_stat != CI_STAT_MEAN || row->ci_log || !(row->min > 0))
+              || row->ci_stat != CI_STAT_MEAN || row->ci_log)
             continue;
           const struct summary_cell *cell = &d->groups[row->group].cells[v];
           double *logs = xmalloc (cell->n * sizeof *logs);

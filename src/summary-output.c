@@ -4,6 +4,7 @@
 #include "summary-output.h"
 #include "csv-writer.h"
 #include "die.h"
+#include "stats.h"
 #include "summary-stats.h"
 
 #include <inttypes.h>
@@ -287,6 +288,13 @@ place_text (double x, int place, int dir, char *buf, size_t size)
     memmove (buf, buf + 1, strlen (buf));
 }
 
+/* The side of NUL that X is on: -1, 0 or 1.  */
+static int
+side (double x, double nul)
+{
+  return (x > nul) - (x < nul);
+}
+
 /* The place of the second significant digit of HALF, EXTRA places
    finer, or false where HALF is no width or X would need more than 17
    digits there.  */
@@ -311,6 +319,11 @@ rounded_text (double x, double half, int dir, char *buf, size_t size)
   if (!half_place (x, half, 0, &place))
     return false;
   place_text (x, place, dir, buf, size);
+  /* A number that is not 0 does not print as 0, nor change sign (a
+     positive ratio's low end, 0.0025, is not "0.00").  */
+  for (int extra = 1; extra < 17 && side (strtod (buf, NULL), 0) != side (x, 0)
+         && half_place (x, half, extra, &place); extra++)
+    place_text (x, place, dir, buf, size);
   return true;
 }
 
@@ -764,13 +777,6 @@ change_word (const struct summary_value *value, bool up)
     }
 }
 
-/* The side of NUL that X is on: -1, 0 or 1.  */
-static int
-side (double x, double nul)
-{
-  return (x > nul) - (x < nul);
-}
-
 /* X, LOW and HIGH at the interval's precision (two significant digits of
    its shorter half), the ends rounded outward, with digits added until
    each printed number lies on the same side of NUL (1 for a ratio, 0 for
@@ -794,7 +800,9 @@ ci_texts (double x, double low, double high, double nul, char *tx, char *tl, cha
       place_text (high, place, 1, th, size);
       if (side (strtod (tx, NULL), nul) == side (x, nul)
           && side (strtod (tl, NULL), nul) == side (low, nul)
-          && side (strtod (th, NULL), nul) == side (high, nul))
+          && side (strtod (th, NULL), nul) == side (high, nul)
+          && side (strtod (tl, NULL), 0) == side (low, 0)
+          && side (strtod (th, NULL), 0) == side (high, 0))
         return;
     }
   double v[3] = { x, low, high };
@@ -850,7 +858,8 @@ verdict_numbers (const struct summary_data *d, const struct summary_row *row,
     {
       const struct rank_test *r = &row->rank;
       v = (struct verdict_numbers) { r->shift, r->shift_low, r->shift_high, r->p, 0, false,
-                                     r->exact ? "rank-sum, exact"
+                                     r->tied ? "rank-sum, exact given ties"
+                                     : r->exact ? "rank-sum, exact"
                                      : "rank-sum, normal approximation", r->why, NULL };
       return v;
     }
@@ -858,8 +867,9 @@ verdict_numbers (const struct summary_data *d, const struct summary_row *row,
   if (w->diff_why)
     v.why = w->diff_why;
   else if (!w->ratio_why)
-    v = (struct verdict_numbers) { w->ratio, w->ratio_low, w->ratio_high, w->p, 1, true,
-                                   "Welch", NULL, NULL };
+    v = (struct verdict_numbers) { w->ratio, w->ratio_low, w->ratio_high, w->ratio_p, 1,
+                                   true, config->log_scale ? "Welch on the log scale"
+                                   : "Welch", NULL, NULL };
   else
     v = (struct verdict_numbers) { w->diff, w->diff_low, w->diff_high, w->p, 0, false,
                                    "Welch", NULL, w->ratio_why };
@@ -871,7 +881,7 @@ summary_output_verdicts (FILE *out, const struct summary_data *d,
                          const struct summary_row *rows, size_t nrows,
                          const struct summary_config *config, const char *prefix)
 {
-  double level = 100 * config->confidence, alpha = 1 - config->confidence;
+  double level = 100 * config->confidence, alpha = stats_alpha (config->confidence);
   for (size_t r = 0; r < nrows; r++)
     {
       const struct summary_row *row = &rows[r];
