@@ -767,7 +767,6 @@ size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p 
 EOF
   ;;
   4) cat <<'EOF'
-bench-summarize: column 'h2d_ms': positive values spread by a large factor (the SD of their logs is 1.03, pooled over 2 rows; first: arm=pinned, n=8): the 95% t interval of such a mean covers less (0.82 to 0.84 at n = 3 to 10 for log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better
 arm       column  n  missing  mean       sd       se  min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed     p5     p95  outliers_mild  outliers_severe
 pinned    h2d_ms  8        0   4.6  3.69014  1.30466    1     4.6   8.2     1.5      7.7  mean     t              0.95        1.035   8.165              0                0
 pageable  h2d_ms  8        0   6.0  4.76355  1.68417  1.4    5.95  10.9     2.0     10.1  mean     t              0.95         1.47  10.795              0                0
@@ -785,7 +784,6 @@ h2d_ms
 EOF
   ;;
   5) cat <<'EOF'
-bench-summarize: column 'h2d_ms': positive values spread by a large factor (the SD of their logs is 0.99, pooled over 2 rows; first: arm=pinned, n=16): the 95% t interval of such a mean covers less (0.82 to 0.84 at n = 3 to 10 for log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better
 arm,column,n,missing,mean,sd,se,min,median,max,ci_low,ci_high,ci_stat,ci_method,ci_level,seed,p0,p25,p75,p100,outliers_mild,outliers_severe
 pinned,h2d_ms,16,0,4.6,3.565015193983517,0.8912537984958793,1,4.6000000000000005,8.2,2.7003374962175353,6.499662503782464,mean,t,0.95,,1,1.175,8.025,8.2,0,0
 pageable,h2d_ms,16,0,6.05,4.602028538228187,1.1505071345570468,1.4,5.95,10.9,3.5977520908851046,8.502247909114896,mean,t,0.95,,1.4,1.6,10.45,10.9,0,0
@@ -1134,12 +1132,14 @@ v,3,0,3.3333333333333335,4.163331998932265,2.4037008503093262,0,2,8,,,,gmean,t,0
   assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
 b,x,,,,,
 n,x,32,0.13752913752913754,1.4500000000000002,-0.8999999999999999,4.1000000000000005"
-  # Ties (3 and 5 on both sides): normal with the tie correction, U 22,
-  # p 0.05855263015682664, shift 4 [0, 8].
+  # Ties (3 and 5 on both sides): exact given the ties, U 22, 16 of the
+  # 252 splits of the midranks as far out, p 0.06349206349206349
+  # (enumerated in Python; the normal approximation with the tie
+  # correction gave 0.05855263015682664), shift 4 [0, 8].
   run sh -c "printf 'arm,x\nb,1\nb,2\nb,3\nb,4\nb,5\nn,3\nn,5\nn,7\nn,9\nn,11\n' | bench-summarize --compare arm=b --rank --resamples 0 2>/dev/null | cut -d, -f1,2,34-"
   assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
 b,x,,,,,
-n,x,22,0.05855263015682661,4,0,8"
+n,x,22,0.06349206349206349,4,0,8"
   # 60 values: normal, U 617, p 0.013831619802975434, shift 3.715 [0.84, 6.78].
   awk 'BEGIN { print "arm,x"; for (i = 0; i < 30; i++) { print "b," (i * 1.37) % 17; print "n," (i * 2.11) % 19 + 1.5 } }' > "$TMP/big.csv"
   run sh -c "bench-summarize --compare arm=b --rank --resamples 0 '$TMP/big.csv' 2>/dev/null | cut -d, -f1,2,34-"
@@ -1187,4 +1187,139 @@ b  v       1        1     1        -        -    1       1    1       -        -
   assert_output "bench-summarize: stdin: line 6, column '
 bench-summarize: no interval: fewer than
 bench-summarize: column 'v': 1 of 1 rows"
+}
+
+# --- issue 29: intervals, verdicts, the gate and numbers that keep their word -----
+
+@test "the bootstrap below 10 values is refused with the method that holds; from 10 to 29 percentile and BCa are warned" {
+  run sh -c "seq 1 5 | sed 1iv | bench-summarize --ci boot-t --seed 1 --format csv"
+  assert_status 0
+  assert_output "bench-summarize: no interval: bootstrap-t below 10 values gives almost no interval, or one far wider than the data (use --ci t), in 1 row (first: column 'v', n=5)
+$H,p5,p95,outliers_mild,outliers_severe
+v,5,0,3,1.5811388300841898,0.7071067811865476,1,3,5,,,mean,boot-t,0.95,,1.2,4.8,0,0"
+  for ci in percentile bca; do
+    run sh -c "seq 1 9 | sed 1iv | bench-summarize --ci $ci --seed 1 --format csv 2>&1 >/dev/null"
+    assert_output "bench-summarize: no interval: percentile and BCa intervals below 10 values covered 0.71 to 0.83 of a 95% interval on normal data at n = 3 and 5, less on skewed (use --ci t), in 1 row (first: column 'v', n=9)"
+    run sh -c "seq 1 5 | sed 1iv | bench-summarize --ci $ci --ci-stat median --seed 1 --format csv 2>&1 >/dev/null"
+    assert_output "bench-summarize: no interval: percentile and BCa intervals of a median below 10 values rest on a few distinct resampled medians (use --ci order), in 1 row (first: column 'v', n=5)"
+    # Ten values: printed, with the shortfall said once for the column.
+    run sh -c "printf 'g,v\n' > '$TMP/t.csv'; for g in a b; do seq 1 12 | sed 's/^/'\$g,'/'; done >> '$TMP/t.csv'; bench-summarize --by g --ci $ci --seed 1 --format csv '$TMP/t.csv' 2>&1 >/dev/null"
+    assert_output "bench-summarize: column 'v': $ci intervals from 10 to 29 values fall short of their level: at 95%, 0.89 (n = 10) to 0.95 (n = 30) on normal data, 0.81 to 0.90 on log-normal; --ci t holds for normal data (2 rows, first: g=a, n=12, at 95%)"
+  done
+  # The default is t at every n: it never draws.
+  run sh -c "seq 1 40 | sed 1iv | bench-summarize --format csv | cut -d, -f13,15"
+  assert_output "ci_method,seed
+t,"
+}
+
+@test "a skew warning points positive, widely spread values at --log-scale and the geometric mean" {
+  printf 'items_per_s\n10\n100\n1000\n' > "$TMP/r.csv"
+  run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' 2>&1 >/dev/null"
+  assert_output "bench-summarize: column 'items_per_s': positive values spread by a large factor (the SD of their logs is 2.30, pooled over 1 rows; first: n=3): the 95% t interval of such a mean covers less (0.82 to 0.84 at n = 3 to 10 for log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
+  # On the log scale already, or values that are not all positive: no word.
+  run sh -c "bench-summarize --resamples 0 --log-scale '$TMP/r.csv' 2>&1 >/dev/null"
+  assert_output ""
+  run sh -c "printf 'v\n-1\n10\n100\n1000\n' | bench-summarize --resamples 0 2>&1 >/dev/null"
+  assert_output ""
+  # A spread of a factor 3 (1, 2, 3: log SD 0.55) is not skew enough.
+  run sh -c "printf 'v\n1\n2\n3\n' | bench-summarize --resamples 0 2>&1 >/dev/null"
+  assert_output ""
+}
+
+@test "verdicts: the word, the interval and p agree in every printed digit at the 5% edge" {
+  # Ratio 0.98225, Fieller's high end 0.99997 and Welch's p 0.0497: it
+  # printed "0.982x [0.965, 1.000] lower (p = 0.05)", an end and a p that
+  # read as the edge itself.  The ends now round outward with digits until
+  # they are on their side of 1, and p has the digits that put it below 0.05.
+  printf 'arm,v\na,102.458134\nb,99.713916\na,102.240766\nb,98.428164\na,99.312368\nb,98.074849\na,100.648624\nb,99.019327\na,100.399458\nb,100.860400\n' > "$TMP/e.csv"
+  run sh -c "bench-summarize --compare arm=a --format table '$TMP/e.csv' 2>/dev/null | tail -n 1"
+  assert_output "arm=b vs arm=a: v 0.98225x [0.96490, 0.99997] lower (p = 0.0497, Welch)"
+  # The table's interval columns round outward too: 1.14x [0.935.., 1.39]
+  # shows its low end as 0.93, not 0.94.
+  run sh -c "printf 'arm,x\nbase,10\nbase,11\nbase,12\nnew,11.5\nnew,12.5\nnew,13.5\n' | bench-summarize --compare arm=base --format table --percentiles 50 | awk 'NR == 3 { print \$20, \$21, \$22 }'"
+  assert_output "1.14 0.93 1.39"
+}
+
+@test "verdicts: paired with --paired, rank-sum with --rank, Welch otherwise, each named" {
+  printf 'rep,arm,v\n' > "$TMP/p.csv"
+  for r in 1 2 3 4 5 6; do echo "$r,a,$((100 + r * 10))" >> "$TMP/p.csv"; echo "$r,b,$((102 + r * 10)).$r" >> "$TMP/p.csv"; done
+  # Runs 10 apart, each b 2.1 to 2.6 above its a: the paired test sees it
+  # (p 1.7e-7) where Welch's, blind to the pairing, does not (p 0.83).
+  run sh -c "bench-summarize --value v --compare arm=a --paired rep --format table '$TMP/p.csv' | tail -n 1"
+  assert_output "arm=b vs arm=a: v 1.0175x [1.0164, 1.0187] higher (p = 1.7e-7, paired t of log ratios)"
+  run sh -c "bench-summarize --value v --compare arm=a --format table '$TMP/p.csv' | tail -n 1"
+  assert_output "arm=b vs arm=a: v no difference shown at 95% (1.02x [0.85, 1.22], p = 0.83, Welch)"
+  # 1..5 against 6..10: the exact rank-sum p is 2/252.
+  run sh -c "printf 'arm,v\na,1\na,2\na,3\na,4\na,5\nb,6\nb,7\nb,8\nb,9\nb,10\n' | bench-summarize --compare arm=a --rank --format table | tail -n 1"
+  assert_output "arm=b vs arm=a: v higher by 5.0 [2.0, 8.0] (p = 0.0079, rank-sum, exact)"
+  # With ties at 3 and 3: exact given the ties, 0.1 (R's wilcox.test
+  # warns and gives the normal approximation's 0.047... in its place).
+  run sh -c "printf 'arm,v\na,1\na,2\na,2\nb,3\nb,3\nb,4\n' | bench-summarize --compare arm=a --rank --format csv 2>/dev/null | cut -d, -f34,35"
+  assert_output "u,p_rank
+,
+9,0.1"
+}
+
+@test "verdicts: means near 1e200 are scaled, never nan: t 20 as scipy gives" {
+  printf 'arm,v\na,1e200\na,1.01e200\na,0.99e200\na,1.02e200\na,0.98e200\nb,1.2e200\nb,1.21e200\nb,1.19e200\nb,1.22e200\nb,1.18e200\n' > "$TMP/big.csv"
+  run sh -c "bench-summarize --compare arm=a --format table '$TMP/big.csv' | tail -n 1"
+  assert_output "arm=b vs arm=a: v 1.200x [1.174, 1.226] higher (p = 4.1e-8, Welch)"
+  run sh -c "bench-summarize --compare arm=a --format csv '$TMP/big.csv' | awk -F, 'NR == 3 { printf \"%.10g %.10g\\n\", \$31, \$32 }'"
+  assert_output "20 8"
+  # Past DBL_MAX an interval is reported as overflow, not nan.
+  run sh -c "printf 'v\n1.7e308\n1.79e308\n1.75e308\n' | bench-summarize --format csv 2>&1 >/dev/null"
+  assert_output "bench-summarize: no interval: the interval overflows a double, in 1 row (first: column 'v', n=3)"
+}
+
+@test "numbers print right from subnormals to 1e308: exponent form at the ends, consistent tables, shortest CSV" {
+  run sh -c "printf 'v\n1.2e300\n1.3e300\n1.25e300\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$5, \$7, \$9, \$10, \$11 }'"
+  assert_output "1.25e300 5e298 1.2e300 1.3e300 1.12e300 1.38e300"
+  run sh -c "printf 'v\n2e-70\n3e-70\n2.5e-70\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$7, \$9, \$10, \$11 }'"
+  assert_output "2.5e-70 2e-70 3e-70 1.2e-70 3.8e-70"
+  # 1e15 + 0..9: min and max had 6 digits (1e15) beside a mean of 17.
+  run sh -c "awk 'BEGIN { print \"v\"; for (i = 0; i < 10; i++) printf \"100000000000000%d\\n\", i }' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$7, \$9; print (\$7 <= \$4 && \$4 <= \$9) }'"
+  assert_output "1000000000000004.5 1000000000000000 1000000000000009
+1"
+  # CSV writes the shortest text that reads back, as JSON does.
+  run sh -c "printf 'v\n1e-323\n1e-323\n' | bench-summarize --format csv --percentiles 50 2>/dev/null | cut -d, -f4,7"
+  assert_output "mean,min
+1e-323,1e-323"
+}
+
+@test "which way is better: by unit (gb_s and mb_s are rates), by --higher/--lower-is-better, else neutral" {
+  printf 'arm,gb_s,throughput_mb_s,t_ms,score,latency\n' > "$TMP/d.csv"
+  for i in 1 2 3 4 5; do echo "a,$((100+i)),$((100+i)),$((100+i)),$((100+i)),$((100+i))" >> "$TMP/d.csv"; echo "b,$((92+i)),$((92+i)),$((92+i)),$((92+i)),$((92+i))" >> "$TMP/d.csv"; done
+  run sh -c "bench-summarize --compare arm=a --format table '$TMP/d.csv' | tail -n 5"
+  assert_output "arm=b vs arm=a: gb_s 0.922x [0.901, 0.945] slower (p = 4.4e-5, Welch)
+arm=b vs arm=a: throughput_mb_s 0.922x [0.901, 0.945] slower (p = 4.4e-5, Welch)
+arm=b vs arm=a: t_ms 0.922x [0.901, 0.945] faster (p = 4.4e-5, Welch)
+arm=b vs arm=a: score 0.922x [0.901, 0.945] lower (p = 4.4e-5, Welch)
+arm=b vs arm=a: latency 0.922x [0.901, 0.945] faster (p = 4.4e-5, Welch)"
+  run sh -c "bench-summarize --compare arm=a --format table --higher-is-better score --lower-is-better gb_s '$TMP/d.csv' | tail -n 5 | cut -d' ' -f4,8"
+  assert_output "gb_s better
+throughput_mb_s slower
+t_ms faster
+score worse
+latency faster"
+  run bench-summarize --compare arm=a --higher-is-better nope "$TMP/d.csv"
+  assert_status 64
+  assert_output "bench-summarize: --higher-is-better: no column 'nope' in the input"
+}
+
+@test "--ci order on a --ratio column is the median's interval, unseeded; --log-scale ratios of means stay positive" {
+  run sh -c "printf 'a,b\n1,2\n2,3\n3,4\n4,6\n5,5\n6,7\n' | bench-summarize --ratio a/b --value a/b --ci order --seed 1 --format csv | cut -d, -f11-16"
+  assert_output "ci_low,ci_high,ci_stat,ci_method,ci_level,seed
+0.5,1,median,order,0.95,"
+  # Fieller's ratio of these is 0.13x [-0.11, 0.38]; on the log scale it
+  # is positive, with its own p.
+  run sh -c "printf 'arm,ms\na,1\na,1.2\na,0.9\nb,0.05\nb,0.3\nb,0.04\n' | bench-summarize --compare arm=a --log-scale --format table 2>/dev/null | tail -n 1"
+  assert_output "arm=b vs arm=a: ms no difference shown at 95% (0.126x [0.008, 1.971], p = 0.084, Welch on the log scale)"
+}
+
+@test "the seeded validation suite: every promise it checks holds (contrib/bench-summarize-coverage check)" {
+  ! valgrind_build || skip "thousands of runs of the command: too slow under valgrind"
+  run "$top_srcdir/contrib/bench-summarize-coverage" check
+  assert_status 0
+  run grep -c '^BROKEN' <<< "$output"
+  assert_output "0"
 }
