@@ -527,7 +527,7 @@ warn_shape (const struct summary_data *d, const struct summary_config *config,
    where the log scale's holds.  Even spreads (1 to 12) are not flagged.
    One line per column, for rows whose interval is a mean's not already
    on the log scale.  */
-enum { SKEW_MAX_N = 100 };
+enum { SKEW_MAX_N = 1000 };
 #define SKEW_LOG_SD 0.75
 #define SKEW_MIN 0.2
 
