@@ -19,6 +19,7 @@ enum
   OPT_CI_STAT, OPT_CONFIDENCE, OPT_RESAMPLES, OPT_SEED, OPT_PERCENTILES,
   OPT_FORMAT, OPT_PLOT, OPT_STRICT, OPT_BASELINE, OPT_FAIL_IF_WORSE, OPT_LOG_SCALE,
   OPT_FAMILY_WISE, OPT_RANK, OPT_PAIRED, OPT_HIGHER, OPT_LOWER,
+  OPT_COLUMNS,
 };
 
 static const struct option long_options[] = {
@@ -43,6 +44,7 @@ static const struct option long_options[] = {
   { "paired", required_argument, NULL, OPT_PAIRED },
   { "higher-is-better", required_argument, NULL, OPT_HIGHER },
   { "lower-is-better", required_argument, NULL, OPT_LOWER },
+  { "columns", required_argument, NULL, OPT_COLUMNS },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -98,6 +100,8 @@ concatenated.\n\
   --percentiles LIST     percentile columns, 0 to 100 (default 5,95)\n\
   --format FORMAT        csv, table, json or markdown (default: table on a\n\
                            terminal, else csv)\n\
+  --columns COLS         output only these columns, in this order (group\n\
+                           columns too: e.g. arm,column,n,mean,ci_low,ci_high)\n\
   --plot                 add a ministat-style plot per column (table format)\n\
   --strict               missing, infinite and text cells are errors\n\
       --help             display this help and exit\n\
@@ -210,7 +214,12 @@ main (int argc, char **argv)
         break;
       case OPT_HIGHER:
         options_list_free (options.higher, options.nhigher);
+  options_list_free (config.columns, config.ncolumns);
         options.nhigher = options_list ("--higher-is-better", optarg, &options.higher);
+        break;
+      case OPT_COLUMNS:
+        options_list_free (config.columns, config.ncolumns);
+        config.ncolumns = options_list ("--columns", optarg, &config.columns);
         break;
       case OPT_LOWER:
         options_list_free (options.lower, options.nlower);
@@ -308,6 +317,7 @@ main (int argc, char **argv)
   options_list_free (options.value, options.nvalue);
   options_list_free (options.ratio, options.nratio);
   options_list_free (options.higher, options.nhigher);
+  options_list_free (config.columns, config.ncolumns);
   options_list_free (options.lower, options.nlower);
   options_list_free (percentile_items, npercentiles);
   options_list_free (labels, npercentiles);

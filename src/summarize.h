@@ -139,6 +139,8 @@ struct summary_config
   bool progress;                /* show bootstrap progress on stderr */
   bool log_scale;               /* the mean's t and boot-t on the log scale */
   bool rank;                    /* comparisons add the rank-sum test */
+  char **columns;               /* --columns: the output columns, in order */
+  size_t ncolumns;              /* (0: all) */
 };
 
 /* One output row: one group and one value column.  Unknown numbers

@@ -42,6 +42,7 @@ struct layout
   bool gmean, compare, rank, paired;
   size_t width;                 /* fields per row */
   char seed[24];                /* text: 64 bits are more than JSON numbers hold */
+  size_t *pick, npick;          /* --columns: the fields shown, in order; 0: all */
 };
 
 static bool
@@ -57,7 +58,7 @@ layout_new (const struct summary_data *d, const struct summary_config *config, c
 {
   struct layout l = { d, config, labels, false, d->compare_level != NULL,
                       d->compare_level != NULL && config->rank,
-                      d->compare_level != NULL && d->paired, 0, "" };
+                      d->compare_level != NULL && d->paired, 0, "", NULL, 0 };
   snprintf (l.seed, sizeof l.seed, "%" PRIu64, config->seed);
   for (size_t v = 0; v < d->nvalues; v++)
     l.gmean |= d->values[v].numeric && d->values[v].ratio;
@@ -67,6 +68,46 @@ layout_new (const struct summary_data *d, const struct summary_config *config, c
     if (part_shown (&l, summary_statistics[i].part))
       l.width += summary_statistics[i].kind == STAT_PERCENTILES ? config->npercentiles : 1;
   return l;
+}
+
+static size_t header_fields (const struct layout *l, struct field *f);
+
+/* --columns: each name's field among the header's, or exit 64.  */
+static void
+layout_pick (struct layout *l)
+{
+  const struct summary_config *config = l->config;
+  if (!config->ncolumns)
+    return;
+  struct field *h = xcalloc (l->width + 1, sizeof *h);
+  size_t n = header_fields (l, h);
+  l->pick = xcalloc (config->ncolumns, sizeof *l->pick);
+  for (size_t i = 0; i < config->ncolumns; i++)
+    {
+      size_t k = 0;
+      while (k < n && !STREQ (h[k].text, config->columns[i]))
+        k++;
+      if (k == n)
+        die (EXIT_USAGE, 0, "--columns: no column %s in this output (its header names "
+             "them)", quote (config->columns[i]));
+      l->pick[l->npick++] = k;
+    }
+  free (h);
+}
+
+/* The fields of F[0..N) that --columns shows, in its order, moved to
+   the front; their count.  */
+static size_t
+pick_fields (const struct layout *l, struct field *f, size_t n)
+{
+  if (!l->npick)
+    return n;
+  struct field *all = xmalloc (n * sizeof *all);
+  memcpy (all, f, n * sizeof *all);
+  for (size_t i = 0; i < l->npick; i++)
+    f[i] = all[l->pick[i]];
+  free (all);
+  return l->npick;
 }
 
 static struct field
@@ -499,11 +540,11 @@ put_json (FILE *out, const struct layout *l, const struct summary_row *rows, siz
 {
   struct field *h = xcalloc (l->width + 1, sizeof *h);
   struct field *f = xcalloc (l->width + 1, sizeof *f);
-  size_t n = header_fields (l, h);
+  size_t n = pick_fields (l, h, header_fields (l, h));
   fputs ("[", out);
   for (size_t r = 0; r < nrows; r++)
     {
-      row_fields (l, &rows[r], f);
+      pick_fields (l, f, row_fields (l, &rows[r], f));
       fputs (r ? ",\n {" : "\n {", out);
       for (size_t i = 0; i < n; i++)
         {
@@ -692,6 +733,24 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
           right[c] = f[c].kind == STAT_COUNT || f[c].kind == STAT_NUMBER || f[c].kind == STAT_P;
         }
       keep_between (l, f, cells + (r + 1) * ncols, ncols, precision);
+    }
+  if (l->npick)
+    {
+      /* --columns: the chosen cells, in its order.  */
+      char **chosen = xcalloc ((nrows + 1) * l->npick, sizeof *chosen);
+      bool *chosen_right = xcalloc (l->npick, sizeof *chosen_right);
+      for (size_t r = 0; r <= nrows; r++)
+        for (size_t c = 0; c < l->npick; c++)
+          chosen[r * l->npick + c] = xstrdup (cells[r * ncols + l->pick[c]]);
+      for (size_t c = 0; c < l->npick; c++)
+        chosen_right[c] = right[l->pick[c]];
+      for (size_t i = 0; i < (nrows + 1) * ncols; i++)
+        free (cells[i]);
+      free (cells);
+      free (right);
+      cells = chosen;
+      right = chosen_right;
+      ncols = l->npick;
     }
   for (size_t i = 0; i < (nrows + 1) * ncols; i++)
     {
@@ -936,15 +995,16 @@ summary_output (FILE *out, enum summary_format format,
                 const struct summary_config *config, char **labels)
 {
   struct layout l = layout_new (d, config, labels);
+  layout_pick (&l);
   switch (format)
     {
     case SUMMARY_CSV:
       {
         struct field *f = xcalloc (l.width + 1, sizeof *f);
         struct csv_line line = { 0 };
-        put_csv (out, &line, f, header_fields (&l, f));
+        put_csv (out, &line, f, pick_fields (&l, f, header_fields (&l, f)));
         for (size_t r = 0; r < nrows; r++)
-          put_csv (out, &line, f, row_fields (&l, &rows[r], f));
+          put_csv (out, &line, f, pick_fields (&l, f, row_fields (&l, &rows[r], f)));
         csv_line_free (&line);
         free (f);
         break;
@@ -965,6 +1025,7 @@ summary_output (FILE *out, enum summary_format format,
     default:
       break;
     }
+  free (l.pick);
 }
 
 enum { PLOT_WIDTH = 74, PLOT_HEIGHT = 20 };

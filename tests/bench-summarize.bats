@@ -1323,3 +1323,30 @@ latency faster"
   run grep -c '^BROKEN' <<< "$output"
   assert_output "0"
 }
+
+@test "--columns: only the named output columns, in their order, in every format; an unknown one exits 64" {
+  cd "$DATA"
+  run sh -c "bench-summarize --by arm,size_mib --compare arm=pageable --columns size_mib,arm,n,mean,ci_low,ci_high,ratio,p_welch --format markdown h2d.csv 2>/dev/null"
+  assert_status 0
+  assert_output "| size_mib | arm      |   n |  mean | ci_low | ci_high | ratio | p_welch |
+|:-------- |:-------- | ---:| -----:| ------:| -------:| -----:| -------:|
+| 8        | pinned   |   4 |  1.15 |   0.94 |    1.36 |  0.72 |  0.0056 |
+| 8        | pageable |   4 |  1.60 |   1.34 |    1.86 |     - |       - |
+| 64       | pinned   |   4 |  8.05 |   7.84 |    8.26 | 0.767 | 0.00021 |
+| 64       | pageable |   4 | 10.50 |   9.96 |   11.04 |     - |       - |
+
+- size_mib=8, arm=pinned vs arm=pageable: h2d_ms 0.72x [0.59, 0.87] faster (p = 0.0056, Welch)
+- size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p = 0.00021, Welch)"
+  run sh -c "bench-summarize --by arm,size_mib --value h2d_ms --columns mean,arm,p5 --format csv h2d.csv"
+  assert_output "mean,arm,p5
+1.15,pinned,1.0150000000000001
+1.6,pageable,1.43
+8.05,pinned,7.915
+10.5,pageable,10.145"
+  run sh -c "bench-summarize --by arm,size_mib --value h2d_ms --columns arm,mean --format json h2d.csv | head -n 2"
+  assert_output '[
+ {"arm": "pinned", "mean": 1.15},'
+  run bench-summarize --columns bogus h2d.csv
+  assert_status 64
+  assert_output "bench-summarize: --columns: no column 'bogus' in this output (its header names them)"
+}
