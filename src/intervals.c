@@ -93,21 +93,6 @@ interval_median_order (const double *sorted, size_t n, double confidence,
   return NULL;
 }
 
-/* The power of 2 that brings the largest of X[0..N) near 1, so that
-   squares of the scaled values neither overflow nor underflow.  */
-static int
-scale_exponent (const double *x, size_t n)
-{
-  double top = 0;
-  for (size_t i = 0; i < n; i++)
-    if (isfinite (x[i]))
-      top = fmax (top, fabs (x[i]));
-  int e = 0;
-  if (top > 0)
-    frexp (top, &e);
-  return e > -100 && e < 100 ? 0 : e;
-}
-
 static void welch_scaled (double mean1, double sd1, size_t n1, double mean2, double sd2,
                           size_t n2, double confidence, struct welch *w);
 
@@ -117,7 +102,7 @@ interval_welch (double mean1, double sd1, size_t n1,
                 double confidence, struct welch *w)
 {
   double all[4] = { mean1, sd1, mean2, sd2 };
-  int e = scale_exponent (all, 4);
+  int e = stats_scale_exponent (all, 4);
   welch_scaled (ldexp (mean1, -e), ldexp (sd1, -e), n1, ldexp (mean2, -e), ldexp (sd2, -e),
                 n2, confidence, w);
   /* Back to the data's scale: the differences and means by 2^e, the

@@ -952,6 +952,15 @@ summary_output_verdicts (FILE *out, const struct summary_data *d,
       row_label (d, row, who, sizeof who);
       fputs (prefix, out);
       struct verdict_numbers v = verdict_numbers (d, row, config);
+      if (!v.why && isfinite (v.p) && !isfinite (v.x))
+        {
+          /* A test without an estimate (the rank test past 10^7 pairs).  */
+          p_text_against (v.p, alpha, p, sizeof p);
+          fprintf (out, "%s: %s %s at %g%% (p = %s, %s)\n", who, column,
+                   v.p < alpha ? "a difference shown" : "no difference shown", level, p,
+                   v.test);
+          continue;
+        }
       if (v.why || !isfinite (v.p) || !isfinite (v.x))
         {
           fprintf (out, "%s: %s not compared: %s\n", who, column,

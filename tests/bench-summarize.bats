@@ -1266,6 +1266,13 @@ t,"
   assert_output "arm=b vs arm=a: v 1.200x [1.174, 1.226] higher (p = 4.1e-8, Welch)"
   run sh -c "bench-summarize --compare arm=a --format csv '$TMP/big.csv' | awk -F, 'NR == 3 { printf \"%.10g %.10g\\n\", \$31, \$32 }'"
   assert_output "20 8"
+  # The bootstrap scales too: its squared deviations overflowed to "too
+  # many resamples without spread" and "the jackknife is degenerate".
+  awk 'BEGIN { print "v"; for (i = 1; i <= 12; i++) printf "%.6ge200\n", 1 + i / 1000 }' > "$TMP/b12.csv"
+  for ci in boot-t bca; do
+    run sh -c "bench-summarize --ci $ci --seed 1 --format csv '$TMP/b12.csv' | awk -F, 'NR == 2 { print (\$10 > 1.001e200 && \$10 < 1.0065e200 && \$11 > 1.0065e200 && \$11 < 1.012e200) }'"
+    assert_output "1"
+  done
   # Past DBL_MAX an interval is reported as overflow, not nan.
   run sh -c "printf 'v\n1.7e308\n1.79e308\n1.75e308\n' | bench-summarize --format csv 2>&1 >/dev/null"
   assert_output "bench-summarize: no interval: the interval overflows a double, in 1 row (first: column 'v', n=3)"
