@@ -103,9 +103,8 @@ concatenated.\n\
   --columns COLS         output only these columns, in this order (group\n\
                            columns too: e.g. arm,column,n,mean,ci_low,ci_high)\n\
   --plot                 add a ministat-style plot per column (table format)\n\
-  --strict               missing, infinite and text cells are errors\n\
-      --help             display this help and exit\n\
-      --version          output version information and exit\n\
+  --strict               missing, infinite and text cells are errors\n"
+         OPTIONS_HELP_DESCRIPTION "\
 \n\
 Exit status: 0 success, 1 a --fail-if-worse column regressed, 64 bad option\n\
 or a column not in the input, 65 malformed input (or a regression gate that\n\

@@ -199,12 +199,11 @@ compute_cell (struct summary_data *d, const struct summary_config *config,
   row->n = n;
   row->missing = cell->missing;
   row->percentiles = xcalloc (config->npercentiles + 1, sizeof *row->percentiles);
-  row->mean = row->sd = row->se = row->min = row->median = row->max = row->gmean = NAN;
+  /* The comparisons' reasons first, then the table's NaNs over all.  */
   interval_welch (NAN, NAN, 0, NAN, NAN, 0, config->confidence, &row->welch);
   rank_test (NULL, 0, NULL, 0, config->confidence, &row->rank);
   interval_paired (NULL, NULL, 0, config->confidence, &row->paired);
-  for (size_t i = 0; i < config->npercentiles; i++)
-    row->percentiles[i] = NAN;
+  summary_statistics_init (row, config->npercentiles);
   choose_ci (config, &d->values[v], n, row);
   if (n == 0)
     {
