@@ -213,7 +213,6 @@ main (int argc, char **argv)
         break;
       case OPT_HIGHER:
         options_list_free (options.higher, options.nhigher);
-  options_list_free (config.columns, config.ncolumns);
         options.nhigher = options_list ("--higher-is-better", optarg, &options.higher);
         break;
       case OPT_COLUMNS:

@@ -1,11 +1,14 @@
-/* summary-output.c -- writing summaries as CSV, JSON, a table, Markdown,
-   verdicts in words, or plots. */
+/* summary-output.c -- writing summaries as CSV, JSON, a table or
+   Markdown (numbers from summary-number.c, text widths from
+   summary-text.c; verdicts and plots in summary-verdicts.c and
+   summary-plot.c). */
 #include "system.h"
 #include "summary-output.h"
 #include "csv-writer.h"
 #include "die.h"
-#include "stats.h"
+#include "summary-number.h"
 #include "summary-stats.h"
+#include "summary-text.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -136,14 +139,6 @@ header_fields (const struct layout *l, struct field *f)
   return k;
 }
 
-/* Half the shorter side of an interval about X, or NaN.  */
-static double
-shorter_half (double x, double low, double high)
-{
-  double half = fmin (x - low, high - x);
-  return half > 0 && isfinite (half) ? half : NAN;
-}
-
 /* The interval whose precision the number at OFFSET of ROW has: a
    statistic and its interval's ends have the interval's; the
    comparison's ratio, difference and percentage have theirs.  */
@@ -176,7 +171,7 @@ field_half (const struct summary_row *row, size_t offset, int *dir)
         || offset == intervals[i].high)
       {
         *dir = offset == intervals[i].low ? -1 : offset == intervals[i].high;
-        return shorter_half (*(const double *) (base + intervals[i].point),
+        return summary_number_half (*(const double *) (base + intervals[i].point),
                            *(const double *) (base + intervals[i].low),
                            *(const double *) (base + intervals[i].high));
       }
@@ -185,7 +180,7 @@ field_half (const struct summary_row *row, size_t offset, int *dir)
   size_t point = estimate[row->ci_stat];
   if (point && (offset == point || offset == offsetof (struct summary_row, ci_low)
                 || offset == offsetof (struct summary_row, ci_high)))
-    return shorter_half (*(const double *) (base + point), row->ci_low, row->ci_high);
+    return summary_number_half (*(const double *) (base + point), row->ci_low, row->ci_high);
   return NAN;
 }
 
@@ -246,178 +241,6 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
   return k;
 }
 
-/* The shortest %g text that reads back as X: of the digits that do,
-   the one that prints fewest characters ("50", not "5e+01"; "1e-323",
-   not "9.88131e-324").  */
-static void
-shortest (double x, char *buf, size_t size)
-{
-  char try[48];
-  buf[0] = '\0';
-  for (int p = 1; p <= 17; p++)
-    {
-      snprintf (try, sizeof try, "%.*g", p, x);
-      if (strtod (try, NULL) == x && (!buf[0] || strlen (try) < strlen (buf)))
-        snprintf (buf, size, "%s", try);
-    }
-}
-
-/* %g with P digits, the exponent without padding ("2e-7", not "2e-07"). */
-static void
-digits (double x, int p, char *buf, size_t size)
-{
-  snprintf (buf, size, "%.*g", p, x);
-  char *e = strchr (buf, 'e');
-  if (!e)
-    return;
-  char *from = e + 1;
-  if (*from == '+')
-    memmove (from, from + 1, strlen (from));
-  if (*from == '-')
-    from++;
-  char *to = from;
-  while (to[0] == '0' && to[1])
-    to++;
-  memmove (from, to, strlen (to) + 1);
-}
-
-/* X rounded to a multiple of 10^PLACE: to nearest (DIR 0), down (DIR
-   < 0) or up (DIR > 0).  Fixed decimals between 1e-4 and 1e17 (where %.17g turns too), else the
-   exponent form with the same digits, so neither a 300-digit number nor
-   a row of zeros stands for 1.2e300 or 2e-70.  */
-static void
-place_text (double x, int place, int dir, char *buf, size_t size)
-{
-  for (int pass = 0; pass < 2; pass++)
-    {
-      int lead = x != 0 ? (int) floor (log10 (fabs (x))) : place;
-      if (x != 0 && (lead >= 17 || lead < -4))
-        {
-          int sig = lead - place + 1;
-          if (sig < 1)
-            sig = 1;
-          snprintf (buf, size, "%.*e", sig - 1, x);
-          /* "1.25e300", "2.5e-70": no "+" and no padding.  */
-          char *e = strchr (buf, 'e'), *from = e + 1;
-          if (*from == '+')
-            memmove (from, from + 1, strlen (from));
-          if (*from == '-')
-            from++;
-          char *to = from;
-          while (to[0] == '0' && to[1])
-            to++;
-          memmove (from, to, strlen (to) + 1);
-        }
-      else
-        {
-          int decimals = place < 0 ? -place : 0;
-          /* %.*f rounds to the decimals; above the units, round first.  */
-          double unit = place > 0 ? pow (10, place) : 0;
-          snprintf (buf, size, "%.*f", decimals, unit ? round (x / unit) * unit : x);
-        }
-      /* Outward: a nearest text on the wrong side moves one unit.  */
-      double back = strtod (buf, NULL);
-      if (pass == 0 && ((dir < 0 && back > x) || (dir > 0 && back < x)))
-        {
-          x = back + (dir < 0 ? -1 : 1) * pow (10, place);
-          continue;
-        }
-      break;
-    }
-  /* No "-0.00": a value that rounds to zero is zero.  */
-  if (buf[0] == '-' && strspn (buf + 1, "0.") == strlen (buf + 1))
-    memmove (buf, buf + 1, strlen (buf));
-}
-
-/* The side of NUL that X is on: -1, 0 or 1.  */
-static int
-side (double x, double nul)
-{
-  return (x > nul) - (x < nul);
-}
-
-/* The place of the second significant digit of HALF, EXTRA places
-   finer, or false where HALF is no width or X would need more than 17
-   digits there.  */
-static bool
-half_place (double x, double half, int extra, int *place)
-{
-  if (!(half > 0) || !isfinite (half) || !isfinite (x))
-    return false;
-  *place = (int) floor (log10 (half)) - 1 - extra;
-  int lead = x != 0 ? (int) floor (log10 (fabs (x))) : *place;
-  return lead - *place < 17;
-}
-
-/* X at the precision of an interval of half width HALF: rounded at the
-   second significant digit of HALF, outward for an interval's end (DIR
-   -1 its low end, 1 its high end).  False where HALF is no width or
-   that would ask for more than 17 digits.  */
-static bool
-rounded_text (double x, double half, int dir, char *buf, size_t size)
-{
-  int place;
-  if (!half_place (x, half, 0, &place))
-    return false;
-  place_text (x, place, dir, buf, size);
-  /* A number that is not 0 does not print as 0, nor change sign (a
-     positive ratio's low end, 0.0025, is not "0.00").  */
-  for (int extra = 1; extra < 17 && side (strtod (buf, NULL), 0) != side (x, 0)
-         && half_place (x, half, extra, &place); extra++)
-    place_text (x, place, dir, buf, size);
-  return true;
-}
-
-/* The significant digits rounded_text gives X, or 0.  */
-static int
-rounded_digits (double x, double half)
-{
-  int place;
-  if (!half_place (x, half, 0, &place))
-    return 0;
-  int lead = x != 0 ? (int) floor (log10 (fabs (x))) : place;
-  return lead - place + 1;
-}
-
-static int
-double_order (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
-/* The fewest digits, at least LEAST, that print the different values
-   among X[0..N) differently.  Values within 1e-12 relative of each other
-   (rounding in the last bits, as 4.6 against 4.600000000000001) count
-   as equal; 1e9 against 1e9 + 1 do not.  Sorts X.  */
-static int
-distinct_digits (double *x, size_t n, int least)
-{
-  qsort (x, n, sizeof *x, double_order);
-  int p = least;
-  char a[48], b[48];
-  for (size_t i = 1; i < n; i++)
-    while (p < 17 && fabs (x[i] - x[i - 1]) > 1e-12 * fmax (fabs (x[i]), fabs (x[i - 1])))
-      {
-        digits (x[i - 1], p, a, sizeof a);
-        digits (x[i], p, b, sizeof b);
-        if (!STREQ (a, b))
-          break;
-        p++;
-      }
-  return p;
-}
-
-/* A p-value in two digits; below what a double holds, say so.  */
-static void
-p_text (double p, char *buf, size_t size)
-{
-  if (p == 0)
-    snprintf (buf, size, "< 1e-300");
-  else
-    digits (p, 2, buf, size);
-}
-
 static void
 put_csv (FILE *out, struct csv_line *line, const struct field *f, size_t n)
 {
@@ -434,7 +257,7 @@ put_csv (FILE *out, struct csv_line *line, const struct field *f, size_t n)
              csv_line_double's 9.88131e-324).  */
           char buf[48] = "";
           if (isfinite (f[i].number))
-            shortest (f[i].number, buf, sizeof buf);
+            summary_number_shortest (f[i].number, buf, sizeof buf);
           csv_line_str (line, buf);
         }
         break;
@@ -443,94 +266,6 @@ put_csv (FILE *out, struct csv_line *line, const struct field *f, size_t n)
         break;
       }
   csv_line_put (line, out);
-}
-
-/* The length of the valid UTF-8 sequence at S (1 to 4) with its code
-   point in *CP, or 0 where S holds no valid sequence (a stray
-   continuation byte, a truncated or overlong sequence, a surrogate,
-   beyond U+10FFFF).  */
-static size_t
-utf8_decode (const unsigned char *s, unsigned long *cp)
-{
-  static const unsigned long least[] = { 0, 0, 0x80, 0x800, 0x10000 };
-  size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-    : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-  if (len == 0)
-    return 0;
-  unsigned long c = len == 1 ? s[0] : s[0] & (0x7f >> len);
-  for (size_t i = 1; i < len; i++)
-    {
-      if ((s[i] & 0xc0) != 0x80)
-        return 0;
-      c = c << 6 | (s[i] & 0x3f);
-    }
-  if (c < least[len] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-    return 0;
-  *cp = c;
-  return len;
-}
-
-/* Columns a code point takes on a terminal: 2 for the East Asian wide
-   and fullwidth ranges and emoji, 0 for combining marks, else 1.  */
-static int
-code_point_width (unsigned long c)
-{
-  static const unsigned long wide[][2] = {
-    { 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff }, { 0x3400, 0x4dbf },
-    { 0x4e00, 0x9fff }, { 0xa000, 0xa4cf }, { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff },
-    { 0xfe30, 0xfe4f }, { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
-    { 0x1f900, 0x1f9ff }, { 0x20000, 0x3fffd },
-  };
-  if ((c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200f))
-    return 0;
-  for (size_t i = 0; i < ARRAY_SIZE (wide); i++)
-    if (c >= wide[i][0] && c <= wide[i][1])
-      return 2;
-  return 1;
-}
-
-/* The terminal columns of S: invalid bytes count one each, as the
-   replacement character a terminal shows.  */
-static size_t
-display_width (const char *s)
-{
-  size_t width = 0;
-  const unsigned char *p = (const unsigned char *) s;
-  while (*p)
-    {
-      unsigned long c;
-      size_t len = utf8_decode (p, &c);
-      width += len ? (size_t) code_point_width (c) : 1;
-      p += len ? len : 1;
-    }
-  return width;
-}
-
-/* A JSON string: valid UTF-8 as it is, control characters escaped, and
-   each byte of invalid UTF-8 as U+FFFD, so the output is valid JSON
-   whatever the input held.  */
-static void
-json_string (FILE *out, const char *s)
-{
-  putc ('"', out);
-  const unsigned char *p = (const unsigned char *) s;
-  while (*p)
-    {
-      unsigned long c;
-      size_t len = utf8_decode (p, &c);
-      if (len == 0)
-        fputs ("\\ufffd", out);
-      else if (c == '"' || c == '\\')
-        fprintf (out, "\\%c", (int) c);
-      else if (c == '\n')
-        fputs ("\\n", out);
-      else if (c < 0x20)
-        fprintf (out, "\\u%04lx", c);
-      else
-        fwrite (p, 1, len, out);
-      p += len ? len : 1;
-    }
-  putc ('"', out);
 }
 
 /* An array of objects, one per row; numbers as JSON numbers, unknown
@@ -550,7 +285,7 @@ put_json (FILE *out, const struct layout *l, const struct summary_row *rows, siz
         {
           if (i)
             fputs (", ", out);
-          json_string (out, h[i].text);
+          summary_text_json (out, h[i].text);
           fputs (": ", out);
           char buf[48];
           switch (f[i].kind)
@@ -562,7 +297,7 @@ put_json (FILE *out, const struct layout *l, const struct summary_row *rows, siz
             case STAT_P:
               if (isfinite (f[i].number))
                 {
-                  shortest (f[i].number, buf, sizeof buf);
+                  summary_number_shortest (f[i].number, buf, sizeof buf);
                   fputs (buf, out);
                 }
               else
@@ -570,7 +305,7 @@ put_json (FILE *out, const struct layout *l, const struct summary_row *rows, siz
               break;
             default:
               if (f[i].text && *f[i].text)
-                json_string (out, f[i].text);
+                summary_text_json (out, f[i].text);
               else
                 fputs ("null", out);
               break;
@@ -596,13 +331,13 @@ table_text (const struct field *f, const int *precision)
     case STAT_NUMBER:
       if (!isfinite (f->number))
         return xstrdup ("-");
-      if (!rounded_text (f->number, f->half, f->dir, buf, sizeof buf))
-        digits (f->number, precision[f->family], buf, sizeof buf);
+      if (!summary_number_rounded (f->number, f->half, f->dir, buf, sizeof buf))
+        summary_number_digits (f->number, precision[f->family], buf, sizeof buf);
       return xstrdup (buf);
     case STAT_P:
       if (!isfinite (f->number))
         return xstrdup ("-");
-      p_text (f->number, buf, sizeof buf);
+      summary_number_p (f->number, buf, sizeof buf);
       return xstrdup (buf);
     default:
       return xstrdup (f->text ? f->text : "");
@@ -635,11 +370,11 @@ family_digits (const struct layout *l, const struct summary_row *rows, size_t nr
           for (size_t i = 0; i < k; i++)
             if (f[i].kind == STAT_NUMBER && (int) f[i].family == fam)
               {
-                int dg = rounded_digits (f[i].number, f[i].half);
+                int dg = summary_number_rounded_digits (f[i].number, f[i].half);
                 least = dg > least ? dg : least;
               }
         }
-      precision[fam] = distinct_digits (values, n, least > 17 ? 17 : least);
+      precision[fam] = summary_number_distinct (values, n, least > 17 ? 17 : least);
     }
   free (values);
   free (f);
@@ -689,7 +424,7 @@ keep_between (const struct layout *l, const struct field *f, char **cells, size_
       for (int p = precision[f[c].family];
            p <= 17 && (strtod (cells[c], NULL) < low || strtod (cells[c], NULL) > high); p++)
         {
-          digits (f[c].number, p, buf, sizeof buf);
+          summary_number_digits (f[c].number, p, buf, sizeof buf);
           free (cells[c]);
           cells[c] = xstrdup (buf);
         }
@@ -754,7 +489,7 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
     }
   for (size_t i = 0; i < (nrows + 1) * ncols; i++)
     {
-      size_t len = display_width (cells[i]);
+      size_t len = summary_text_width (cells[i]);
       if (len > widths[i % ncols])
         widths[i % ncols] = len;
     }
@@ -769,7 +504,7 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
         {
           const char *cell = cells[r * ncols + c];
           /* Padded by terminal columns, not bytes.  */
-          size_t pad = widths[c] - display_width (cell);
+          size_t pad = widths[c] - summary_text_width (cell);
           bool last = c + 1 == ncols;
           if (right[c])
             fprintf (out, "%*s", (int) pad, "");
@@ -797,204 +532,6 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
   free (right);
   free (widths);
   free (f);
-}
-
-/* Who a compared row is: "KEY=VALUE, ..., COL=LEVEL vs COL=BASE".  */
-static void
-row_label (const struct summary_data *d, const struct summary_row *row, char *buf, size_t size)
-{
-  size_t used = 0;
-  buf[0] = '\0';
-  char **key = d->groups[row->group].key;
-  for (size_t i = 0; i < d->ngroup_names && used < size; i++)
-    if (i != d->compare_index)
-      used += (size_t) snprintf (buf + used, size - used, "%s=%s, ", d->group_names[i], key[i]);
-  const char *col = d->group_names[d->compare_index];
-  if (used < size)
-    snprintf (buf + used, size - used, "%s=%s vs %s=%s", col, key[d->compare_index], col,
-              d->compare_level);
-}
-
-/* The word for a shown change of VALUE upward (UP) or downward: by its
-   unit faster or slower, by --higher/lower-is-better better or worse,
-   else higher or lower.  */
-static const char *
-change_word (const struct summary_value *value, bool up)
-{
-  switch (value->better)
-    {
-    case 1:
-      return up ? "faster" : "slower";
-    case -1:
-      return up ? "slower" : "faster";
-    case 2:
-      return up ? "better" : "worse";
-    case -2:
-      return up ? "worse" : "better";
-    default:
-      return up ? "higher" : "lower";
-    }
-}
-
-/* X, LOW and HIGH at the interval's precision (two significant digits of
-   its shorter half), the ends rounded outward, with digits added until
-   each printed number lies on the same side of NUL (1 for a ratio, 0 for
-   a difference) as the number itself: the printed interval excludes NUL
-   exactly when the interval does.  Without a usable width, the fewest
-   digits (at least 3) that tell the three apart.  */
-static void
-ci_texts (double x, double low, double high, double nul, char *tx, char *tl, char *th,
-          size_t size)
-{
-  double half = shorter_half (x, low, high);
-  if (isnan (half))
-    half = (high - low) / 2;
-  int place;
-  for (int extra = 0; extra < 17 && half_place (x, half, extra, &place)
-         && half_place (low, half, extra, &place) && half_place (high, half, extra, &place);
-       extra++)
-    {
-      place_text (x, place, 0, tx, size);
-      place_text (low, place, -1, tl, size);
-      place_text (high, place, 1, th, size);
-      if (side (strtod (tx, NULL), nul) == side (x, nul)
-          && side (strtod (tl, NULL), nul) == side (low, nul)
-          && side (strtod (th, NULL), nul) == side (high, nul)
-          && side (strtod (tl, NULL), 0) == side (low, 0)
-          && side (strtod (th, NULL), 0) == side (high, 0))
-        return;
-    }
-  double v[3] = { x, low, high };
-  int k = distinct_digits (v, 3, 3);
-  digits (x, k, tx, size);
-  digits (low, k, tl, size);
-  digits (high, k, th, size);
-}
-
-/* P in two digits, more where two would put it on the other side of
-   ALPHA (0.0499 is not "0.05" beside "shown at 95%").  */
-static void
-p_text_against (double p, double alpha, char *buf, size_t size)
-{
-  p_text (p, buf, size);
-  for (int k = 3; k <= 17 && p != 0 && (strtod (buf, NULL) < alpha) != (p < alpha); k++)
-    digits (p, k, buf, size);
-}
-
-/* The numbers a verdict reads: the estimate with its interval, the p of
-   the same test, and the test's name.  */
-struct verdict_numbers
-{
-  double x, low, high, p, nul;
-  bool ratio;
-  const char *test;
-  const char *why;              /* no test: why */
-  const char *no_ratio;         /* a difference shown for want of a ratio: why */
-};
-
-/* The test the design calls for: paired with --paired, rank-sum with
-   --rank, Welch's otherwise.  */
-static struct verdict_numbers
-verdict_numbers (const struct summary_data *d, const struct summary_row *row,
-                 const struct summary_config *config)
-{
-  struct verdict_numbers v = { NAN, NAN, NAN, NAN, 0, false, NULL, NULL, NULL };
-  if (d->paired)
-    {
-      const struct paired *p = &row->paired;
-      v.test = "paired t";
-      if (!p->ratio_why)
-        v = (struct verdict_numbers) { p->ratio, p->ratio_low, p->ratio_high, p->ratio_p, 1,
-                                       true, "paired t of log ratios", NULL, NULL };
-      else if (!p->diff_why)
-        v = (struct verdict_numbers) { p->diff, p->diff_low, p->diff_high, p->p, 0, false,
-                                       "paired t", NULL, p->ratio_why };
-      else
-        v.why = p->diff_why;
-      return v;
-    }
-  if (config->rank)
-    {
-      const struct rank_test *r = &row->rank;
-      v = (struct verdict_numbers) { r->shift, r->shift_low, r->shift_high, r->p, 0, false,
-                                     r->tied ? "rank-sum, exact given ties"
-                                     : r->exact ? "rank-sum, exact"
-                                     : "rank-sum, normal approximation", r->why, NULL };
-      return v;
-    }
-  const struct welch *w = &row->welch;
-  if (w->diff_why)
-    v.why = w->diff_why;
-  else if (!w->ratio_why)
-    v = (struct verdict_numbers) { w->ratio, w->ratio_low, w->ratio_high, w->ratio_p, 1,
-                                   true, config->log_scale ? "Welch on the log scale"
-                                   : "Welch", NULL, NULL };
-  else
-    v = (struct verdict_numbers) { w->diff, w->diff_low, w->diff_high, w->p, 0, false,
-                                   "Welch", NULL, w->ratio_why };
-  return v;
-}
-
-void
-summary_output_verdicts (FILE *out, const struct summary_data *d,
-                         const struct summary_row *rows, size_t nrows,
-                         const struct summary_config *config, const char *prefix)
-{
-  double level = 100 * config->confidence, alpha = stats_alpha (config->confidence);
-  for (size_t r = 0; r < nrows; r++)
-    {
-      const struct summary_row *row = &rows[r];
-      if (!row->compared)
-        continue;
-      const struct summary_value *value = &d->values[row->value];
-      const char *column = value->name;
-      char who[512], p[32], x[64], lo[64], hi[64];
-      row_label (d, row, who, sizeof who);
-      fputs (prefix, out);
-      struct verdict_numbers v = verdict_numbers (d, row, config);
-      if (!v.why && isfinite (v.p) && !isfinite (v.x))
-        {
-          /* A test without an estimate (the rank test past 10^7 pairs).  */
-          p_text_against (v.p, alpha, p, sizeof p);
-          fprintf (out, "%s: %s %s at %g%% (p = %s, %s)\n", who, column,
-                   v.p < alpha ? "a difference shown" : "no difference shown", level, p,
-                   v.test);
-          continue;
-        }
-      if (v.why || !isfinite (v.p) || !isfinite (v.x))
-        {
-          fprintf (out, "%s: %s not compared: %s\n", who, column,
-                   v.why ? v.why : "no test of these values");
-          continue;
-        }
-      p_text_against (v.p, alpha, p, sizeof p);
-      bool bounded = isfinite (v.low) && isfinite (v.high);
-      /* The word follows the p; an interval on the other side of the
-         null (approximations that part at the edge) is said.  */
-      bool shown = v.p < alpha;
-      bool excludes = bounded && (v.low > v.nul || v.high < v.nul);
-      const char *times = v.ratio ? "x" : "";
-      if (bounded)
-        ci_texts (v.x, v.low, v.high, v.nul, x, lo, hi, sizeof x);
-      else
-        digits (v.x, 3, x, sizeof x);
-      char interval[160] = "";
-      if (bounded)
-        snprintf (interval, sizeof interval, " [%s, %s]", lo, hi);
-      if (!shown || (bounded && !excludes))
-        fprintf (out, "%s: %s no difference shown at %g%% (%s%s%s, p = %s, %s%s)\n",
-                 who, column, level, x, times, interval, p, v.test,
-                 shown ? "; its interval holds the null" : "");
-      else if (v.ratio)
-        fprintf (out, "%s: %s %s%s%s %s (p = %s, %s)\n", who, column, x, times, interval,
-                 change_word (value, v.x > v.nul), p, v.test);
-      else if (v.no_ratio)
-        fprintf (out, "%s: %s %s by %s%s (p = %s, %s; no ratio: %s)\n", who, column,
-                 change_word (value, v.x > v.nul), x, interval, p, v.test, v.no_ratio);
-      else
-        fprintf (out, "%s: %s %s by %s%s (p = %s, %s)\n", who, column,
-                 change_word (value, v.x > v.nul), x, interval, p, v.test);
-    }
 }
 
 void
@@ -1035,149 +572,4 @@ summary_output (FILE *out, enum summary_format format,
       break;
     }
   free (l.pick);
-}
-
-enum { PLOT_WIDTH = 74, PLOT_HEIGHT = 20 };
-static const char plot_symbols[] = "x+*%#@O";
-
-static int
-plot_column (double v, double lo, double hi)
-{
-  if (!(hi > lo))
-    return PLOT_WIDTH / 2;
-  int c = (int) lround ((v - lo) / (hi - lo) * (PLOT_WIDTH - 1));
-  return c < 0 ? 0 : c >= PLOT_WIDTH ? PLOT_WIDTH - 1 : c;
-}
-
-static void
-plot_rule (FILE *out)
-{
-  fputc ('+', out);
-  for (int i = 0; i < PLOT_WIDTH; i++)
-    fputc ('-', out);
-  fputs ("+\n", out);
-}
-
-static void
-plot_value (FILE *out, const struct summary_data *d, const struct summary_row *rows,
-            size_t nrows, size_t value)
-{
-  /* The rows of this column that have data, each one plotted set.  */
-  size_t nsets = 0;
-  const struct summary_row **sets = xcalloc (nrows + 1, sizeof *sets);
-  double lo = INFINITY, hi = -INFINITY;
-  for (size_t r = 0; r < nrows; r++)
-    if (rows[r].value == value && rows[r].n > 0)
-      {
-        sets[nsets++] = &rows[r];
-        lo = fmin (lo, rows[r].min);
-        hi = fmax (hi, rows[r].max);
-      }
-  fprintf (out, "%s\n", d->values[value].name);
-  if (nsets == 0)
-    {
-      fputs ("  (no values)\n", out);
-      free (sets);
-      return;
-    }
-  for (size_t s = 0; s < nsets; s++)
-    {
-      fprintf (out, "    %c ", plot_symbols[s % (sizeof plot_symbols - 1)]);
-      const struct summary_group *g = &d->groups[sets[s]->group];
-      if (d->ngroup_names == 0)
-        fputs ("(all rows)", out);
-      for (size_t i = 0; i < d->ngroup_names; i++)
-        fprintf (out, "%s%s=%s", i ? ", " : "", d->group_names[i], g->key[i]);
-      fprintf (out, " (n=%zu)\n", sets[s]->n);
-    }
-
-  /* Count each set's values per character column, then stack them.  */
-  size_t *counts = xcalloc (nsets * PLOT_WIDTH, sizeof *counts);
-  for (size_t s = 0; s < nsets; s++)
-    {
-      const struct summary_cell *cell = &d->groups[sets[s]->group].cells[value];
-      for (size_t i = 0; i < cell->n; i++)
-        counts[s * PLOT_WIDTH + plot_column (cell->values[i], lo, hi)]++;
-    }
-  size_t tallest = 0;
-  for (int c = 0; c < PLOT_WIDTH; c++)
-    {
-      size_t total = 0;
-      for (size_t s = 0; s < nsets; s++)
-        total += counts[s * PLOT_WIDTH + c];
-      if (total > tallest)
-        tallest = total;
-    }
-  /* Each symbol stands for up to SCALE values, so no plot is taller
-     than about PLOT_HEIGHT rows plus one per set.  */
-  size_t scale = (tallest + PLOT_HEIGHT - 1) / PLOT_HEIGHT;
-  if (scale == 0)
-    scale = 1;
-  size_t height = 0;
-  size_t *stack = xcalloc (PLOT_WIDTH, sizeof *stack);
-  for (int c = 0; c < PLOT_WIDTH; c++)
-    {
-      for (size_t s = 0; s < nsets; s++)
-        stack[c] += (counts[s * PLOT_WIDTH + c] + scale - 1) / scale;
-      if (stack[c] > height)
-        height = stack[c];
-    }
-  char *grid = xmalloc (height * PLOT_WIDTH + 1);
-  memset (grid, ' ', height * PLOT_WIDTH);
-  for (int c = 0; c < PLOT_WIDTH; c++)
-    {
-      size_t level = 0;         /* from the bottom */
-      for (size_t s = 0; s < nsets; s++)
-        for (size_t k = (counts[s * PLOT_WIDTH + c] + scale - 1) / scale; k > 0; k--)
-          grid[(height - 1 - level++) * PLOT_WIDTH + c]
-            = plot_symbols[s % (sizeof plot_symbols - 1)];
-    }
-
-  plot_rule (out);
-  for (size_t h = 0; h < height; h++)
-    fprintf (out, "|%.*s|\n", PLOT_WIDTH, grid + h * PLOT_WIDTH);
-  for (size_t s = 0; s < nsets; s++)
-    {
-      const struct summary_row *row = sets[s];
-      char line[PLOT_WIDTH + 1];
-      memset (line, ' ', PLOT_WIDTH);
-      line[PLOT_WIDTH] = '\0';
-      if (isfinite (row->sd) && row->sd > 0)
-        {
-          int left = plot_column (row->mean - row->sd, lo, hi);
-          int right = plot_column (row->mean + row->sd, lo, hi);
-          for (int c = left; c <= right; c++)
-            line[c] = '_';
-          if (row->mean - row->sd >= lo)
-            line[left] = '|';
-          if (row->mean + row->sd <= hi)
-            line[right] = '|';
-        }
-      line[plot_column (row->median, lo, hi)] = 'M';
-      line[plot_column (row->mean, lo, hi)] = 'A';
-      fprintf (out, "|%s|\n", line);
-    }
-  plot_rule (out);
-  char low[32], high[32];
-  snprintf (low, sizeof low, "%.6g", lo);
-  snprintf (high, sizeof high, "%.6g", hi);
-  fprintf (out, " %-*s%s\n", (int) (PLOT_WIDTH - strlen (high) + 1), low, high);
-  if (scale > 1)
-    fprintf (out, " each symbol stands for up to %zu values\n", scale);
-  free (grid);
-  free (stack);
-  free (counts);
-  free (sets);
-}
-
-void
-summary_output_plot (FILE *out, const struct summary_data *d,
-                     const struct summary_row *rows, size_t nrows)
-{
-  for (size_t v = 0; v < d->nvalues; v++)
-    if (d->values[v].numeric)
-      {
-        fputc ('\n', out);
-        plot_value (out, d, rows, nrows, v);
-      }
 }

@@ -1350,7 +1350,7 @@ latency faster"
 1.6,pageable,1.43
 8.05,pinned,7.915
 10.5,pageable,10.145"
-  run sh -c "bench-summarize --by arm,size_mib --value h2d_ms --columns arm,mean --format json h2d.csv | head -n 2"
+  run sh -c "bench-summarize --by arm,size_mib --value h2d_ms --columns arm,mean --lower-is-better h2d_ms --higher-is-better h2d_ms --format json h2d.csv | head -n 2"
   assert_output '[
  {"arm": "pinned", "mean": 1.15},'
   run bench-summarize --columns bogus h2d.csv
