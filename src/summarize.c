@@ -560,7 +560,21 @@ choose_better (struct summary_data *d)
 {
   const struct summarize_options *o = d->reader->options;
   for (size_t v = 0; v < d->nvalues; v++)
-    d->values[v].better = summary_better_by_name (d->values[v].name);
+    {
+      struct summary_value *value = &d->values[v];
+      if (!value->ratio)
+        {
+          value->better = summary_better_by_name (value->name);
+          continue;
+        }
+      /* NUM/DEN is better higher where NUM is or DEN is not: a time
+         over a time (serialized_ms/concurrent_ms) says neither.  */
+      char *num = xstrdup (value->name), *den = strchr (num, '/');
+      *den++ = '\0';
+      int bn = summary_better_by_name (num), bd = summary_better_by_name (den);
+      value->better = bn == -bd ? bn : bd == 0 ? bn : bn == 0 ? -bd : 0;
+      free (num);
+    }
   for (int way = 0; way < 2; way++)
     {
       char **names = way ? o->lower : o->higher;

@@ -172,7 +172,9 @@ void summary_where (const struct summary_data *data, size_t group, size_t skip,
 
 /* Which way is better for a column named NAME, by its unit: 1 higher
    (rates: _per_s, gb_s, mb_s, gbps, _ops ...), -1 lower (times: _s,
-   _ms, _us, _ns, latency ...), 0 unknown.  */
+   _ms, _us, _ns, latency ...), 0 unknown.  A --ratio column NUM/DEN
+   takes NUM's way, or the opposite of DEN's; a time over a time, or a
+   rate over a rate, neither.  */
 int summary_better_by_name (const char *name);
 
 struct summary_data *summarize_new (const struct summarize_options *options);

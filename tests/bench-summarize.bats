@@ -1308,6 +1308,11 @@ throughput_mb_s slower
 t_ms faster
 score worse
 latency faster"
+  # A --ratio takes its numerator's way, or the opposite of its
+  # denominator's: a time over a time (d2h-overlap's speed-up) is neutral.
+  run sh -c "printf 'arm,serialized_ms,concurrent_ms,items\na,10,5,100\na,11,5,100\na,10,6,100\nb,10,8,100\nb,11,8,100\nb,10,9,100\n' | bench-summarize --compare arm=a --ratio serialized_ms/concurrent_ms --ratio items/concurrent_ms --value serialized_ms/concurrent_ms,items/concurrent_ms --format table 2>/dev/null | tail -n 2"
+  assert_output "arm=b vs arm=a: serialized_ms/concurrent_ms 0.64x [0.46, 0.91] lower (p = 0.028, Welch)
+arm=b vs arm=a: items/concurrent_ms 0.64x [0.50, 0.83] slower (p = 0.015, Welch)"
   run bench-summarize --compare arm=a --higher-is-better nope "$TMP/d.csv"
   assert_status 64
   assert_output "bench-summarize: --higher-is-better: no column 'nope' in the input"
