@@ -613,7 +613,7 @@ warn_bootstrap_coverage (const struct summary_data *d, const struct summary_conf
       char where[256];
       row_where (d, first, where, sizeof where);
       warn (0, "column %s: %s intervals from %d to %d values fall short of their level: at "
-            "95%%, 0.89 (n = 10) to 0.95 (n = 30) on normal data, 0.81 to 0.90 on log-normal; "
+            "95%%, 0.91 (n = 10) to 0.94 (n = 30) on normal data, 0.81 to 0.89 on log-normal; "
             "--ci t holds for normal data (%zu row%s, first: %sn=%zu, at %g%%)",
             quote (d->values[v].name), ci_method_names[first->ci_method], SUMMARY_BOOT_MIN_N,
             SUMMARY_BOOT_T_MIN - 1, count, count == 1 ? "" : "s", where, first->n,
