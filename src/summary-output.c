@@ -6,6 +6,7 @@
 #include "summary-output.h"
 #include "csv-writer.h"
 #include "die.h"
+#include "stats.h"
 #include "summary-number.h"
 #include "summary-stats.h"
 #include "summary-text.h"
@@ -320,7 +321,7 @@ put_json (FILE *out, const struct layout *l, const struct summary_row *rows, siz
 
 /* Table cells: numbers with their family's digits, unknowns as "-".  */
 static char *
-table_text (const struct field *f, const int *precision)
+table_text (const struct layout *l, const struct field *f, const int *precision)
 {
   char buf[64];
   switch (f->kind)
@@ -337,7 +338,9 @@ table_text (const struct field *f, const int *precision)
     case STAT_P:
       if (!isfinite (f->number))
         return xstrdup ("-");
-      summary_number_p (f->number, buf, sizeof buf);
+      /* As the verdicts print it: on its side of the level.  */
+      summary_number_p_against (f->number, stats_alpha (l->config->confidence), buf,
+                                sizeof buf);
       return xstrdup (buf);
     default:
       return xstrdup (f->text ? f->text : "");
@@ -444,13 +447,13 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
   bool *right = xcalloc (ncols, sizeof *right);
   size_t *widths = xcalloc (ncols, sizeof *widths);
   for (size_t c = 0; c < ncols; c++)
-    cells[c] = table_text (&f[c], precision);
+    cells[c] = table_text (l, &f[c], precision);
   for (size_t r = 0; r < nrows; r++)
     {
       row_fields (l, &rows[r], f);
       for (size_t c = 0; c < ncols; c++)
         {
-          char *t = table_text (&f[c], precision);
+          char *t = table_text (l, &f[c], precision);
           if (markdown && (!*t || strpbrk (t, "|\n")))
             {
               /* A pipe would end the cell, a newline the row.  */

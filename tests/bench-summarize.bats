@@ -1234,6 +1234,9 @@ t,"
   printf 'arm,v\na,102.458134\nb,99.713916\na,102.240766\nb,98.428164\na,99.312368\nb,98.074849\na,100.648624\nb,99.019327\na,100.399458\nb,100.860400\n' > "$TMP/e.csv"
   run sh -c "bench-summarize --compare arm=a --format table '$TMP/e.csv' 2>/dev/null | tail -n 1"
   assert_output "arm=b vs arm=a: v 0.98225x [0.96490, 0.99997] lower (p = 0.0497, Welch)"
+  # The table's p_welch column, beside it, says the same.
+  run sh -c "bench-summarize --compare arm=a --format table '$TMP/e.csv' 2>/dev/null | awk 'NR == 3 { print \$NF }'"
+  assert_output "0.0497"
   # The table's interval columns round outward too: 1.14x [0.935.., 1.39]
   # shows its low end as 0.93, not 0.94.
   run sh -c "printf 'arm,x\nbase,10\nbase,11\nbase,12\nnew,11.5\nnew,12.5\nnew,13.5\n' | bench-summarize --compare arm=base --format table --percentiles 50 | awk 'NR == 3 { print \$20, \$21, \$22 }'"
