@@ -580,8 +580,8 @@ warn_skew (const struct summary_data *d, const struct summary_config *config,
       char where[256];
       row_where (d, first, where, sizeof where);
       warn (0, "column %s: positive values spread by a large factor (the SD of their logs is "
-            "%.2f, pooled over %zu rows; first: %sn=%zu): the %g%% t interval of such a mean "
-            "covers less (0.82 to 0.84 at n = 3 to 10 for log-normal data of log SD 1); "
+            "%.2f, pooled over %zu rows; first: %sn=%zu): the %g%% interval of such a mean "
+            "covers less (t covered 0.82 to 0.84 at n = 3 to 10 on log-normal data of log SD 1); "
             "--log-scale or --ci-stat gmean hold better", quote (d->values[v].name),
             sqrt (squares / df), counted,
             where, first->n, 100 * config->confidence);

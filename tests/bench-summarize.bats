@@ -844,7 +844,7 @@ EOF
     --format csv '$DATA/overlap-d2h.csv' 2>&1 >/dev/null"
   assert_status 0
   assert_output "bench-summarize: not summarized, as identifiers or configuration (name them with --value): trial (an integer key), total_bytes (constant within every group), raw_pinned_gbps (constant within every group), compute_iterations (constant within every group), matrix_size (constant within every group), compute_target_ms (constant within every group), seed (constant within every group), compute_capability (constant within every group), driver (constant within every group), cuda (constant within every group), cuda_driver (constant within every group)
-bench-summarize: column 'cpu_launch_skew_ms': positive values spread by a large factor (the SD of their logs is 1.01, pooled over 4 rows; first: method=event, num_tensors=1, n=4): the 95% t interval of such a mean covers less (0.82 to 0.84 at n = 3 to 10 for log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
+bench-summarize: column 'cpu_launch_skew_ms': positive values spread by a large factor (the SD of their logs is 1.01, pooled over 4 rows; first: method=event, num_tensors=1, n=4): the 95% interval of such a mean covers less (t covered 0.82 to 0.84 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
   run sh -c "bench-summarize --by method,num_tensors --ratio serialized_ms/concurrent_ms \
     --format csv '$DATA/overlap-d2h.csv' 2> /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i }
       \$1 == \"event\" && \$2 == 1 { print \$3, \$4, \$(c[\"ci_stat\"]) }'"
@@ -1215,7 +1215,7 @@ t,"
 @test "a skew warning points positive, widely spread values at --log-scale and the geometric mean" {
   printf 'items_per_s\n10\n100\n1000\n' > "$TMP/r.csv"
   run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' 2>&1 >/dev/null"
-  assert_output "bench-summarize: column 'items_per_s': positive values spread by a large factor (the SD of their logs is 2.30, pooled over 1 rows; first: n=3): the 95% t interval of such a mean covers less (0.82 to 0.84 at n = 3 to 10 for log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
+  assert_output "bench-summarize: column 'items_per_s': positive values spread by a large factor (the SD of their logs is 2.30, pooled over 1 rows; first: n=3): the 95% interval of such a mean covers less (t covered 0.82 to 0.84 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
   # On the log scale already, or values that are not all positive: no word.
   run sh -c "bench-summarize --resamples 0 --log-scale '$TMP/r.csv' 2>&1 >/dev/null"
   assert_output ""
