@@ -844,7 +844,7 @@ EOF
     --format csv '$DATA/overlap-d2h.csv' 2>&1 >/dev/null"
   assert_status 0
   assert_output "bench-summarize: not summarized, as identifiers or configuration (name them with --value): trial (an integer key), total_bytes (constant within every group), raw_pinned_gbps (constant within every group), compute_iterations (constant within every group), matrix_size (constant within every group), compute_target_ms (constant within every group), seed (constant within every group), compute_capability (constant within every group), driver (constant within every group), cuda (constant within every group), cuda_driver (constant within every group)
-bench-summarize: column 'cpu_launch_skew_ms': positive values spread by a large factor (the SD of their logs is 1.01, pooled over 4 rows; first: method=event, num_tensors=1, n=4): the 95% interval of such a mean covers less (t covered 0.82 to 0.84 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
+bench-summarize: column 'cpu_launch_skew_ms': positive values spread by a large factor (the SD of their logs is 1.01, pooled over 4 rows; first: method=event, num_tensors=1, n=4): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
   run sh -c "bench-summarize --by method,num_tensors --ratio serialized_ms/concurrent_ms \
     --format csv '$DATA/overlap-d2h.csv' 2> /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i }
       \$1 == \"event\" && \$2 == 1 { print \$3, \$4, \$(c[\"ci_stat\"]) }'"
@@ -1204,7 +1204,7 @@ v,5,0,3,1.5811388300841898,0.7071067811865476,1,3,5,,,mean,boot-t,0.95,,1.2,4.8,
     assert_output "bench-summarize: no interval: percentile and BCa intervals of a median below 10 values rest on a few distinct resampled medians (use --ci order), in 1 row (first: column 'v', n=5)"
     # Ten values: printed, with the shortfall said once for the column.
     run sh -c "printf 'g,v\n' > '$TMP/t.csv'; for g in a b; do seq 1 12 | sed 's/^/'\$g,'/'; done >> '$TMP/t.csv'; bench-summarize --by g --ci $ci --seed 1 --format csv '$TMP/t.csv' 2>&1 >/dev/null"
-    assert_output "bench-summarize: column 'v': $ci intervals from 10 to 29 values fall short of their level: at 95%, 0.91 (n = 10) to 0.94 (n = 30) on normal data, 0.81 to 0.89 on log-normal; --ci t holds for normal data (2 rows, first: g=a, n=12, at 95%)"
+    assert_output "bench-summarize: column 'v': $ci intervals from 10 to 29 values fall short of their level: at 95%, 0.91 (n = 10) to 0.94 (n = 30) on normal data, 0.81 to 0.92 on log-normal; --ci t holds for normal data (2 rows, first: g=a, n=12, at 95%)"
   done
   # The default is t at every n: it never draws.
   run sh -c "seq 1 40 | sed 1iv | bench-summarize --format csv | cut -d, -f13,15"
@@ -1215,7 +1215,7 @@ t,"
 @test "a skew warning points positive, widely spread values at --log-scale and the geometric mean" {
   printf 'items_per_s\n10\n100\n1000\n' > "$TMP/r.csv"
   run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' 2>&1 >/dev/null"
-  assert_output "bench-summarize: column 'items_per_s': positive values spread by a large factor (the SD of their logs is 2.30, pooled over 1 rows; first: n=3): the 95% interval of such a mean covers less (t covered 0.82 to 0.84 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
+  assert_output "bench-summarize: column 'items_per_s': positive values spread by a large factor (the SD of their logs is 2.30, pooled over 1 rows; first: n=3): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
   # On the log scale already, or values that are not all positive: no word.
   run sh -c "bench-summarize --resamples 0 --log-scale '$TMP/r.csv' 2>&1 >/dev/null"
   assert_output ""
