@@ -510,7 +510,9 @@ summary_where (const struct summary_data *d, size_t group, size_t skip, char *wh
 
 /* Which way is better for a column, from its unit: the longest suffix
    that matches.  Rates (a count or size per time) are better higher,
-   times better lower; "_bytes", "_items" and the like say neither.  */
+   times better lower (1 and -1: faster, slower); efficiencies higher and
+   error counts lower (2 and -2: better, worse); "_bytes", "_items" and
+   the like say neither.  */
 static const struct
 {
   const char *suffix;
@@ -524,6 +526,8 @@ static const struct
   { "_s", -1 }, { "_sec", -1 }, { "_secs", -1 }, { "seconds", -1 }, { "_ms", -1 },
   { "_us", -1 }, { "_ns", -1 }, { "_ps", -1 }, { "_time", -1 }, { "latency", -1 },
   { "elapsed", -1 }, { "duration", -1 }, { "_cycles", -1 },
+  /* Better or worse, neither faster nor slower.  */
+  { "efficiency", 2 }, { "mismatches", -2 }, { "_errors", -2 },
 };
 /* Whole names: a suffix with its underscore dropped.  */
 static const struct
@@ -533,6 +537,8 @@ static const struct
 } better_names[] = {
   { "s", -1 }, { "sec", -1 }, { "ms", -1 }, { "us", -1 }, { "ns", -1 }, { "time", -1 },
   { "ops", 1 }, { "hz", 1 }, { "rate", 1 },
+  /* d2h-overlap's transfer time hidden behind compute: more is better.  */
+  { "hidden_ms", 2 },
 };
 
 int

@@ -1316,6 +1316,14 @@ latency faster"
   run sh -c "printf 'arm,serialized_ms,concurrent_ms,items\na,10,5,100\na,11,5,100\na,10,6,100\nb,10,8,100\nb,11,8,100\nb,10,9,100\n' | bench-summarize --compare arm=a --ratio serialized_ms/concurrent_ms --ratio items/concurrent_ms --value serialized_ms/concurrent_ms,items/concurrent_ms --format table 2>/dev/null | tail -n 2"
   assert_output "arm=b vs arm=a: serialized_ms/concurrent_ms 0.64x [0.46, 0.91] lower (p = 0.028, Welch)
 arm=b vs arm=a: items/concurrent_ms 0.64x [0.50, 0.83] slower (p = 0.015, Welch)"
+  # d2h-overlap's hidden_ms (time hidden behind compute) and efficiency
+  # are better higher, a count of mismatches lower.
+  printf 'arm,hidden_ms,overlap_efficiency,mismatches\n' > "$TMP/o.csv"
+  for i in 1 2 3 4 5; do echo "a,$((100+i)),$((100+i)),$((100+i))" >> "$TMP/o.csv"; echo "b,$((92+i)),$((92+i)),$((92+i))" >> "$TMP/o.csv"; done
+  run sh -c "bench-summarize --compare arm=a --format table '$TMP/o.csv' 2>/dev/null | tail -n 3 | cut -d' ' -f4,8"
+  assert_output "hidden_ms worse
+overlap_efficiency worse
+mismatches better"
   run bench-summarize --compare arm=a --higher-is-better nope "$TMP/d.csv"
   assert_status 64
   assert_output "bench-summarize: --higher-is-better: no column 'nope' in the input"
