@@ -990,6 +990,19 @@ bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal o
   assert_status 1
 }
 
+@test "the gate: --family-wise holm says when no row can reach its first step" {
+  # 5 runs a side: the exact test's smallest p is 1/252 = 0.004, under
+  # 0.025 alone and over three (0.0083), above 0.025/20 = 0.00125.
+  { echo bench,ms; for b in 1 2 3; do for v in 10 11 12 13 14; do echo $b,$v; done; done; } > "$TMP/h3.csv"
+  run sh -c "bench-summarize --baseline '$TMP/h3.csv' --by bench --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/h3.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output ""
+  { echo bench,ms; for b in $(seq 1 20); do for v in 10 11 12 13 14; do echo $b,$v; done; done; } > "$TMP/h20.csv"
+  run sh -c "bench-summarize --baseline '$TMP/h20.csv' --by bench --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/h20.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: --family-wise holm: over 20 rows the first step asks p < 0.0013, below the smallest p the exact test gives any of them (0.004): no regression can be shown; more runs are needed"
+}
+
 @test "the gate: a Fieller interval that is unbounded does not stop the one-sided test" {
   # One slow run in four: the base mean is 1 SE from 0, Fieller's set is
   # unbounded (it exited 65, "cannot judge"), yet the exact test judges,
