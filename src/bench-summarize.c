@@ -2,6 +2,7 @@
    comparisons over benchmark CSV. */
 #include "system.h"
 #include "die.h"
+#include "stats.h"
 #include "options.h"
 #include "regression-gate.h"
 #include "rng.h"
@@ -17,7 +18,8 @@ enum
   OPT_BY = OPTION_FIRST_PRIVATE, OPT_VALUE, OPT_RATIO, OPT_COMPARE, OPT_CI,
   OPT_CI_STAT, OPT_CONFIDENCE, OPT_RESAMPLES, OPT_SEED, OPT_PERCENTILES,
   OPT_FORMAT, OPT_PLOT, OPT_STRICT, OPT_BASELINE, OPT_FAIL_IF_WORSE, OPT_LOG_SCALE,
-  OPT_FAMILY_WISE, OPT_RANK, OPT_PAIRED,
+  OPT_FAMILY_WISE, OPT_RANK, OPT_PAIRED, OPT_HIGHER, OPT_LOWER,
+  OPT_COLUMNS,
 };
 
 static const struct option long_options[] = {
@@ -40,6 +42,9 @@ static const struct option long_options[] = {
   { "family-wise", required_argument, NULL, OPT_FAMILY_WISE },
   { "rank", no_argument, NULL, OPT_RANK },
   { "paired", required_argument, NULL, OPT_PAIRED },
+  { "higher-is-better", required_argument, NULL, OPT_HIGHER },
+  { "lower-is-better", required_argument, NULL, OPT_LOWER },
+  { "columns", required_argument, NULL, OPT_COLUMNS },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -69,6 +74,11 @@ concatenated.\n\
   --paired KEY           comparisons also pair rows by column KEY (a run or\n\
                            block): the mean paired difference and the\n\
                            geometric mean of paired ratios, with t intervals\n\
+  --higher-is-better COLS, --lower-is-better COLS\n\
+                         which way is better for these columns, in verdicts\n\
+                           (default: by unit; rates such as _per_s, gb_s,\n\
+                           gbps are better higher, times such as _s, _ms, _ns\n\
+                           lower; other columns read higher or lower)\n\
   --baseline FILE        compare the FILEs (candidate) with this one\n\
   --fail-if-worse COL:TOL%:higher|lower\n\
                          with --baseline, exit 1 when COL got worse than the\n\
@@ -77,8 +87,8 @@ concatenated.\n\
   --family-wise none|holm  with --fail-if-worse: holm keeps the chance that any\n\
                            unchanged benchmark fails at (1-C)/2 (default none)\n\
   --ci METHOD            auto, t, boot-t, percentile, bca or order (default\n\
-                           auto: t below 30 values, boot-t from 30 to 20000,\n\
-                           order statistics for the median)\n\
+                           auto: t for a mean, order statistics for the\n\
+                           median); the bootstrap methods need 10 values\n\
   --ci-stat STAT         auto, mean, median or gmean (default auto: the mean,\n\
                            the geometric mean of --ratio columns)\n\
   --log-scale            values must be > 0; the mean's t and boot-t intervals\n\
@@ -90,10 +100,11 @@ concatenated.\n\
   --percentiles LIST     percentile columns, 0 to 100 (default 5,95)\n\
   --format FORMAT        csv, table, json or markdown (default: table on a\n\
                            terminal, else csv)\n\
+  --columns COLS         output only these columns, in this order (group\n\
+                           columns too: e.g. arm,column,n,mean,ci_low,ci_high)\n\
   --plot                 add a ministat-style plot per column (table format)\n\
-  --strict               missing, infinite and text cells are errors\n\
-      --help             display this help and exit\n\
-      --version          output version information and exit\n\
+  --strict               missing, infinite and text cells are errors\n"
+         OPTIONS_HELP_DESCRIPTION "\
 \n\
 Exit status: 0 success, 1 a --fail-if-worse column regressed, 64 bad option\n\
 or a column not in the input, 65 malformed input (or a regression gate that\n\
@@ -200,6 +211,18 @@ main (int argc, char **argv)
       case OPT_RANK:
         config.rank = true;
         break;
+      case OPT_HIGHER:
+        options_list_free (options.higher, options.nhigher);
+        options.nhigher = options_list ("--higher-is-better", optarg, &options.higher);
+        break;
+      case OPT_COLUMNS:
+        options_list_free (config.columns, config.ncolumns);
+        config.ncolumns = options_list ("--columns", optarg, &config.columns);
+        break;
+      case OPT_LOWER:
+        options_list_free (options.lower, options.nlower);
+        options.nlower = options_list ("--lower-is-better", optarg, &options.lower);
+        break;
       case OPT_FAMILY_WISE:
         family = options_choice ("--family-wise", optarg, gate_family_names);
         break;
@@ -234,7 +257,7 @@ main (int argc, char **argv)
   /* auto may take boot-t for a mean.  */
   bool bootstrap = summary_ci_resamples (config.method) || (config.method == CI_AUTO && !median);
   /* A tail quantile needs some resamples beyond it to mean anything.  */
-  double need = ceil (20 / (1 - config.confidence) - 1e-9);
+  double need = ceil (20 / stats_alpha (config.confidence) - 1e-9);
   if (bootstrap && config.resamples > 0 && (double) config.resamples < need)
     die (EXIT_USAGE, 0, "--resamples: %zu are too few for a %g%% interval (at least %.0f, "
          "or 0 for none)", config.resamples, 100 * config.confidence, need);
@@ -291,6 +314,9 @@ main (int argc, char **argv)
   options_list_free (options.by, options.nby);
   options_list_free (options.value, options.nvalue);
   options_list_free (options.ratio, options.nratio);
+  options_list_free (options.higher, options.nhigher);
+  options_list_free (config.columns, config.ncolumns);
+  options_list_free (options.lower, options.nlower);
   options_list_free (percentile_items, npercentiles);
   options_list_free (labels, npercentiles);
   free (percentiles);

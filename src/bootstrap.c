@@ -105,7 +105,7 @@ interval (const struct bootstrap_config *config, double *reps, size_t b,
   stats_sort (reps, b);
   if (!(reps[0] < reps[b - 1]))
     return "every resample gives the same value";
-  double alpha = (1 - config->confidence) / 2;
+  double alpha = stats_alpha (config->confidence) / 2;
   double p_low = alpha, p_high = 1 - alpha;
   if (config->method == BOOTSTRAP_BCA)
     {
@@ -179,7 +179,7 @@ studentized (const struct bootstrap_config *config, const double *x, size_t n,
     }
   free (dev);
   stats_sort (reps, b);
-  double alpha = (1 - config->confidence) / 2;
+  double alpha = stats_alpha (config->confidence) / 2;
   double t_low = stats_quantile_sorted (reps, b, alpha);
   double t_high = stats_quantile_sorted (reps, b, 1 - alpha);
   free (reps);
@@ -198,10 +198,38 @@ studentized (const struct bootstrap_config *config, const double *x, size_t n,
   return NULL;
 }
 
+static const char *bootstrap_scaled (const struct bootstrap_config *config,
+                                     enum bootstrap_stat stat, const double *x, size_t n,
+                                     struct rng *rng, double *low, double *high);
+
 const char *
 bootstrap_ci (const struct bootstrap_config *config, enum bootstrap_stat stat,
               const double *x, size_t n, struct rng *rng,
               double *low, double *high)
+{
+  /* Values near 1e200 or 1e-200 by a power of 2 near 1 first: squared
+     deviations overflowed to "resamples without spread".  */
+  int e = stats_scale_exponent (x, n);
+  if (e == 0)
+    return bootstrap_scaled (config, stat, x, n, rng, low, high);
+  double *scaled = xmalloc ((n + 1) * sizeof *scaled);
+  for (size_t i = 0; i < n; i++)
+    scaled[i] = ldexp (x[i], -e);
+  const char *why = bootstrap_scaled (config, stat, scaled, n, rng, low, high);
+  free (scaled);
+  *low = ldexp (*low, e);
+  *high = ldexp (*high, e);
+  if (!why && (!isfinite (*low) || !isfinite (*high)))
+    {
+      *low = *high = NAN;
+      return "the interval overflows a double";
+    }
+  return why;
+}
+
+static const char *
+bootstrap_scaled (const struct bootstrap_config *config, enum bootstrap_stat stat,
+                  const double *x, size_t n, struct rng *rng, double *low, double *high)
 {
   *low = *high = NAN;
   if (n < 2)

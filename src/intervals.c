@@ -58,7 +58,7 @@ interval_median_rank (size_t n, double confidence, size_t *j, double *coverage)
 {
   *j = 0;
   *coverage = NAN;
-  double alpha = (1 - confidence) / 2;
+  double alpha = stats_alpha (confidence) / 2;
   if (n == 0 || dist_binomial_half_cdf (0, n) > alpha)
     return "too few values for a distribution-free interval of the median";
   /* Largest J in [1, (n+1)/2] with P(B <= j-1) <= alpha: the tail rises
@@ -93,13 +93,35 @@ interval_median_order (const double *sorted, size_t n, double confidence,
   return NULL;
 }
 
+static void welch_scaled (double mean1, double sd1, size_t n1, double mean2, double sd2,
+                          size_t n2, double confidence, struct welch *w);
+
 void
 interval_welch (double mean1, double sd1, size_t n1,
                 double mean2, double sd2, size_t n2,
                 double confidence, struct welch *w)
 {
+  double all[4] = { mean1, sd1, mean2, sd2 };
+  int e = stats_scale_exponent (all, 4);
+  welch_scaled (ldexp (mean1, -e), ldexp (sd1, -e), n1, ldexp (mean2, -e), ldexp (sd2, -e),
+                n2, confidence, w);
+  /* Back to the data's scale: the differences and means by 2^e, the
+     squared standard errors by 4^e; ratios, t, df and p have no unit.
+     The squared SEs stay scaled where they would overflow: they are read
+     only as a pair (interval_fieller_p).  */
+  double *unit[] = { &w->diff, &w->diff_low, &w->diff_high, &w->mean1, &w->mean2 };
+  for (size_t i = 0; i < ARRAY_SIZE (unit); i++)
+    *unit[i] = ldexp (*unit[i], e);
+  w->scale = e;
+}
+
+static void
+welch_scaled (double mean1, double sd1, size_t n1,
+              double mean2, double sd2, size_t n2,
+              double confidence, struct welch *w)
+{
   *w = (struct welch) { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
-                        NAN, NAN, NAN, NULL, NULL, mean1, mean2, NAN, NAN };
+                        NAN, NAN, NAN, NAN, NULL, NULL, mean1, mean2, NAN, NAN, 0, NAN, NAN };
   w->diff = mean1 - mean2;
   if (mean2 != 0 && isfinite (mean1 / mean2))
     {
@@ -114,6 +136,8 @@ interval_welch (double mean1, double sd1, size_t n1,
   double v1 = sd1 * sd1 / (double) n1, v2 = sd2 * sd2 / (double) n2;
   w->v1 = v1;
   w->v2 = v2;
+  w->df1 = (double) (n1 - 1);
+  w->df2 = (double) (n2 - 1);
   double se2 = v1 + v2;
   if (!(se2 > 0))
     {
@@ -123,7 +147,7 @@ interval_welch (double mean1, double sd1, size_t n1,
   w->t = w->diff / sqrt (se2);
   /* Welch-Satterthwaite degrees of freedom.  */
   w->df = se2 * se2 / (v1 * v1 / (double) (n1 - 1) + v2 * v2 / (double) (n2 - 1));
-  w->p = dist_t_two_sided_p (w->t, w->df);
+  w->p = w->ratio_p = dist_t_two_sided_p (w->t, w->df);
   double q = dist_t_quantile ((1 + confidence) / 2, w->df);
   w->diff_low = w->diff - q * sqrt (se2);
   w->diff_high = w->diff + q * sqrt (se2);
@@ -170,14 +194,37 @@ interval_welch (double mean1, double sd1, size_t n1,
   w->pct_high = 100 * (w->ratio_high - 1);
 }
 
+void
+interval_welch_log (struct welch *w, double confidence)
+{
+  if (w->diff_why || !(w->mean1 > 0) || !(w->mean2 > 0))
+    return;
+  /* v1 and v2 are of the data / 2^scale, and so are the means here.  */
+  double m1 = ldexp (w->mean1, -w->scale), m2 = ldexp (w->mean2, -w->scale);
+  double a = w->v1 / (m1 * m1), b = w->v2 / (m2 * m2);
+  double se = sqrt (a + b);
+  double df = (a + b) * (a + b) / (a * a / (w->df1) + b * b / (w->df2));
+  if (!(se > 0) || !(df > 0))
+    return;
+  double q = dist_t_quantile ((1 + confidence) / 2, df);
+  double centre = log (m1) - log (m2);
+  w->ratio_low = exp (centre - q * se);
+  w->ratio_high = exp (centre + q * se);
+  w->ratio_p = dist_t_two_sided_p (centre / se, df);
+  w->ratio_why = NULL;
+  w->pct_low = 100 * (w->ratio_low - 1);
+  w->pct_high = 100 * (w->ratio_high - 1);
+}
+
 double
 interval_fieller_p (const struct welch *w, double rho, bool above)
 {
+  /* v1 and v2 are on the scale 2^w->scale (see interval_welch).  */
   double se = sqrt (w->v1 + rho * rho * w->v2);
   if (!(se > 0) || !(w->df > 0) || w->mean2 == 0)
     return NAN;
   /* ratio > rho is (mean1 - rho mean2) / mean2 > 0.  */
-  double t = (w->mean1 - rho * w->mean2) / se;
+  double t = (ldexp (w->mean1, -w->scale) - rho * ldexp (w->mean2, -w->scale)) / se;
   if (w->mean2 < 0)
     t = -t;
   if (!above)
@@ -190,7 +237,7 @@ void
 interval_paired (const double *x, const double *y, size_t n, double confidence,
                  struct paired *p)
 {
-  *p = (struct paired) { (double) n, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NULL, NULL };
+  *p = (struct paired) { (double) n, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NULL, NULL };
   if (n == 0)
     {
       p->diff_why = p->ratio_why = "no pairs";
@@ -216,8 +263,11 @@ interval_paired (const double *x, const double *y, size_t n, double confidence,
         d[i] = log (x[i]) - log (y[i]);
       double m = stats_mean (d, n);
       p->ratio = exp (m);
-      p->ratio_why = interval_t_mean (m, stats_sd (d, n, m), n, confidence, &p->ratio_low,
+      double sd_log = stats_sd (d, n, m);
+      p->ratio_why = interval_t_mean (m, sd_log, n, confidence, &p->ratio_low,
                                       &p->ratio_high);
+      if (!p->ratio_why)
+        p->ratio_p = dist_t_two_sided_p (m / (sd_log / sqrt ((double) n)), (double) (n - 1));
       p->ratio_low = exp (p->ratio_low);
       p->ratio_high = exp (p->ratio_high);
     }

@@ -46,17 +46,28 @@ struct welch
   double t, df, p;
   double ratio, ratio_low, ratio_high;  /* Fieller, same t quantile */
   double pct, pct_low, pct_high;        /* the ratio less 1, in percent */
+  double ratio_p;                       /* the p of the ratio's own test */
   const char *diff_why, *ratio_why;
   double mean1, mean2, v1, v2;          /* the means and squared SEs */
+  int scale;                            /* v1 and v2 are of the data / 2^scale */
+  double df1, df2;                      /* n1 - 1 and n2 - 1 */
 };
 
 /* Fills W.  The ratio MEAN1 / MEAN2 has Fieller's interval, solved with
    the quantile of Welch's test, so it excludes 1 exactly when the test's
    p is below 1 - CONFIDENCE.  When the base mean is not clearly away
-   from 0 at that level the set is unbounded, and the interval empty.  */
+   from 0 at that level the set is unbounded, and the interval empty.
+   Means and SDs near the ends of the double range (1e200, 1e-200) are
+   scaled first, so squares neither overflow nor underflow.  */
 void interval_welch (double mean1, double sd1, size_t n1,
                      double mean2, double sd2, size_t n2,
                      double confidence, struct welch *w);
+
+/* --log-scale: the ratio's interval of W found on the log scale instead,
+   exp(log(mean1 / mean2) -+ q se) with se^2 = v1 / mean1^2 + v2 /
+   mean2^2 (the delta method) and Welch-Satterthwaite df of those terms,
+   so it is positive where both means are; RATIO_P is that test's p.  */
+void interval_welch_log (struct welch *w, double confidence);
 
 /* A paired comparison of X[i] with Y[i], i < N: the mean difference
    with Student's t interval (N-1 df) and its two-sided p, and the
@@ -67,6 +78,7 @@ struct paired
   double pairs;                 /* a count, as a double: empty where unknown */
   double diff, diff_low, diff_high, p;
   double ratio, ratio_low, ratio_high;
+  double ratio_p;               /* the t test of the mean log ratio */
   const char *diff_why, *ratio_why;
 };
 void interval_paired (const double *x, const double *y, size_t n, double confidence,

@@ -5,7 +5,9 @@
    ties and with m + n <= RANK_EXACT_MAX, U's exact null distribution
    gives p = min(1, 2 min(P(U <= u), P(U >= u))); otherwise the normal
    approximation with the tie correction and a continuity correction of
-   1/2 (scipy.stats.mannwhitneyu's defaults for method "asymptotic").
+   1/2 (scipy.stats.mannwhitneyu's defaults for method "asymptotic"),
+   except with ties and few values, where p is the exact permutation p
+   given the ties (as scipy.stats.permutation_test finds it).
 
    The shift is the median of the m n differences x_i - y_j; its
    interval is [D(k), D(mn+1-k)] of the sorted differences, with the
@@ -18,6 +20,9 @@
 #include <stddef.h>
 
 enum { RANK_EXACT_MAX = 50 };
+/* With ties, p is exact given them (every split of the midranks) where
+   the splits number at most this (11 and 11 values); beyond, normal.  */
+#define RANK_TIED_SPLITS_MAX 705432.0
 /* More differences than this are not formed: no shift then.  */
 #define RANK_PAIRS_MAX 10000000.0
 
@@ -26,6 +31,7 @@ struct rank_test
   double u, p;
   double shift, shift_low, shift_high;
   bool exact;
+  bool tied;                    /* exact given the ties */
   const char *why;              /* no test, or NULL */
   const char *shift_why;        /* no shift interval, or NULL */
 };

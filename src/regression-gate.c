@@ -2,6 +2,7 @@
 #include "system.h"
 #include "regression-gate.h"
 #include "die.h"
+#include "stats.h"
 
 #include <math.h>
 
@@ -58,12 +59,7 @@ const char *const gate_family_names[GATE_FAMILY_COUNT + 1] = { "none", "holm", N
 static void
 gate_where (const struct summary_data *d, size_t group, char *where, size_t size)
 {
-  size_t used = 0;
-  where[0] = '\0';
-  for (size_t k = 0; k < d->ngroup_names && used < size; k++)
-    if (k != d->compare_index)
-      used += (size_t) snprintf (where + used, size - used, "%s=%s, ",
-                                 quotef (d->group_names[k]), quotef (d->groups[group].key[k]));
+  summary_where (d, group, d->compare_index, where, size);
 }
 
 /* Whether groups A and B differ only in the compared column.  */
@@ -125,6 +121,73 @@ missing_candidates (const struct gate *gates, size_t ngates, const struct summar
   return missing;
 }
 
+/* The baseline group of candidate group G, or SIZE_MAX.  */
+static size_t
+baseline_of (const struct summary_data *d, size_t g)
+{
+  for (size_t b = 0; b < d->ngroups; b++)
+    if (b != g && STREQ (d->groups[b].key[d->compare_index], SUMMARY_BASELINE_LEVEL)
+        && same_benchmark (d, g, b))
+      return b;
+  return SIZE_MAX;
+}
+
+/* Subsets of size K of Z[0..N) whose sum is at least AT (MORE) or at
+   most AT (!MORE), counted by depth-first enumeration from index I.  */
+static double
+count_sums (const double *z, size_t n, size_t i, size_t k, double sum, double at, bool more,
+            double slack)
+{
+  if (k == 0)
+    return more ? sum >= at - slack : sum <= at + slack;
+  if (n - i < k)
+    return 0;
+  return count_sums (z, n, i + 1, k - 1, sum + z[i], at, more, slack)
+    + count_sums (z, n, i + 1, k, sum, at, more, slack);
+}
+
+/* C(N, K) as a double.  */
+static double
+choose (size_t n, size_t k)
+{
+  double c = 1;
+  for (size_t i = 1; i <= k; i++)
+    c = c * (double) (n - k + i) / (double) i;
+  return c;
+}
+
+/* The one-sided exact permutation p of "the candidate X[0..M) is worse
+   than RHO times the baseline Y[0..N)": the values X and RHO Y pooled,
+   the share of the C(M+N, M) ways to pick M of them as the candidate
+   whose sum is at least the candidate's (lower is better) or at most
+   (higher is better).  Exact for any distribution where the candidate
+   is RHO times the baseline in law (a change of scale, as a slower clock
+   or a second mode in the same share gives), and conservative where it
+   is better; its smallest value is 1 / C(M+N, M).  */
+static double
+permutation_p (const double *x, size_t m, const double *y, size_t n, double rho,
+               bool higher_is_better)
+{
+  double *z = xmalloc ((m + n) * sizeof *z);
+  double sum = 0, scale = 0;
+  for (size_t i = 0; i < m; i++)
+    {
+      z[i] = x[i];
+      sum += x[i];
+      scale = fmax (scale, fabs (x[i]));
+    }
+  for (size_t j = 0; j < n; j++)
+    {
+      z[m + j] = rho * y[j];
+      scale = fmax (scale, fabs (z[m + j]));
+    }
+  /* Sums equal but for rounding are ties, and count against.  */
+  double slack = 1e-12 * scale * (double) (m + n);
+  double count = count_sums (z, m + n, 0, m, 0, sum, !higher_is_better, slack);
+  free (z);
+  return count / choose (m + n, m);
+}
+
 int
 gate_check (const struct gate *gates, size_t ngates, const struct summary_data *d,
             const struct summary_row *rows, size_t nrows, double confidence,
@@ -134,6 +197,12 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
   bool missing = missing_candidates (gates, ngates, d, rows, nrows);
   struct verdict *verdicts = xcalloc (ngates * nrows + 1, sizeof *verdicts);
   size_t nverdicts = 0;
+  /* The smallest p each exact test can give: the rows that cannot show
+     a regression at the level, and the least of them all.  */
+  double alpha = stats_alpha (confidence) / 2;
+  size_t cannot = 0, least_m = 0, least_n = 0;
+  const struct summary_row *cannot_row = NULL;
+  double best = INFINITY;
   for (size_t i = 0; i < ngates; i++)
     {
       const struct gate *g = &gates[i];
@@ -147,12 +216,16 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
           /* Deterministic values on both sides: the ratio is known exactly. */
           bool exact = row->compared && w->diff_why && w->v1 == 0 && w->v2 == 0
             && isfinite (w->ratio);
-          if (!exact && (!row->compared || w->ratio_why))
+          size_t b = row->compared ? baseline_of (d, row->group) : SIZE_MAX;
+          const char *why = !row->compared || b == SIZE_MAX ? "no baseline rows for this group"
+            : w->diff_why ? w->diff_why
+            : !(w->mean2 > 0) ? "the baseline mean is not above 0 (no ratio to judge)" : NULL;
+          if (!exact && why)
             {
               char where[512];
               gate_where (d, row->group, where, sizeof where);
               warn (0, "%s%s: cannot judge against the baseline: %s", where, quotef (g->column),
-                    !row->compared ? "no baseline rows for this group" : w->ratio_why);
+                    why);
               unjudged = true;
               continue;
             }
@@ -160,15 +233,42 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
           if (exact)
             p = (g->higher_is_better ? w->ratio < limit : w->ratio > limit) ? 0 : 1;
           else
-            p = interval_fieller_p (w, limit, !g->higher_is_better);
+            {
+              const struct summary_cell *x = &d->groups[row->group].cells[row->value];
+              const struct summary_cell *y = &d->groups[b].cells[row->value];
+              if (choose (x->n + y->n, x->n) <= GATE_PERMUTATIONS_MAX)
+                {
+                  p = permutation_p (x->values, x->n, y->values, y->n, limit,
+                                     g->higher_is_better);
+                  double least = 1 / choose (x->n + y->n, x->n);
+                  if (least >= alpha && !cannot++)
+                    cannot_row = row, least_m = x->n, least_n = y->n;
+                  best = fmin (best, least);
+                }
+              else
+                p = interval_fieller_p (w, limit, !g->higher_is_better);
+            }
           verdicts[nverdicts++] = (struct verdict) { g, row, p, exact };
         }
     }
 
   /* Each test at one side's share of 1 - C, as the two-sided interval's
      end; Holm's step-down keeps the chance of any false failure in the
-     family at that share.  */
-  double alpha = (1 - confidence) / 2;
+     family at that share.  What the exact test cannot reach is said.  */
+  if (cannot)
+    {
+      char where[512];
+      gate_where (d, cannot_row->group, where, sizeof where);
+      warn (0, "%s%s: with %zu candidate and %zu baseline values no regression can be shown "
+            "at %g%% (the exact test's smallest p is %.2g, not below %.2g): more runs are "
+            "needed (%zu row%s)", where, quotef (d->values[cannot_row->value].name), least_m,
+            least_n, 100 * confidence, 1 / choose (least_m + least_n, least_m), alpha, cannot,
+            cannot == 1 ? "" : "s");
+    }
+  else if (family == GATE_FAMILY_HOLM && nverdicts > 1 && best >= alpha / (double) nverdicts)
+    warn (0, "--family-wise holm: over %zu rows the first step asks p < %.2g, below the "
+          "smallest p the exact test gives any of them (%.2g): no regression can be shown; "
+          "more runs are needed", nverdicts, alpha / (double) nverdicts, best);
   if (family == GATE_FAMILY_HOLM)
     qsort (verdicts, nverdicts, sizeof *verdicts, verdict_order);
   for (size_t k = 0; k < nverdicts; k++)
@@ -190,16 +290,19 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
         warn (0, "%s%s: regression: %.4gx the baseline, every value equal on both sides, "
               "worse by more than %g%% (%s is better)", where, quotef (g->column), w->ratio,
               100 * g->tolerance, g->higher_is_better ? "higher" : "lower");
-      else if (family == GATE_FAMILY_HOLM)
-        warn (0, "%s%s: regression: %.4gx [%.4g, %.4g] the baseline, worse by more than "
-              "%g%% at %g%% (%s is better; Holm over %zu, p = %.2g)", where, quotef (g->column),
-              w->ratio, w->ratio_low, w->ratio_high, 100 * g->tolerance, 100 * confidence,
-              g->higher_is_better ? "higher" : "lower", nverdicts, v->p);
       else
-        warn (0, "%s%s: regression: %.4gx [%.4g, %.4g] the baseline, worse by more than "
-              "%g%% at %g%% (%s is better)", where, quotef (g->column), w->ratio,
-              w->ratio_low, w->ratio_high, 100 * g->tolerance, 100 * confidence,
-              g->higher_is_better ? "higher" : "lower");
+        {
+          char interval[96] = "";
+          if (!w->ratio_why)
+            snprintf (interval, sizeof interval, " [%.4g, %.4g]", w->ratio_low, w->ratio_high);
+          char holm[64] = "";
+          if (family == GATE_FAMILY_HOLM)
+            snprintf (holm, sizeof holm, "Holm over %zu, ", nverdicts);
+          warn (0, "%s%s: regression: %.4gx%s the baseline, worse by more than %g%% at %g%% "
+                "(%s is better; %sone-sided p = %.2g)", where, quotef (g->column), w->ratio,
+                interval, 100 * g->tolerance, 100 * confidence,
+                g->higher_is_better ? "higher" : "lower", holm, v->p);
+        }
       regressed = true;
     }
   free (verdicts);

@@ -187,3 +187,24 @@ stats_sort (double *x, size_t n)
 {
   qsort (x, n, sizeof *x, double_compare);
 }
+
+double
+stats_alpha (double confidence)
+{
+  char text[32];
+  snprintf (text, sizeof text, "%.15g", 1 - confidence);
+  return strtod (text, NULL);
+}
+
+int
+stats_scale_exponent (const double *x, size_t n)
+{
+  double top = 0;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite (x[i]))
+      top = fmax (top, fabs (x[i]));
+  int e = 0;
+  if (top > 0)
+    frexp (top, &e);
+  return e > -100 && e < 100 ? 0 : e;
+}

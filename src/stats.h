@@ -41,4 +41,15 @@ double stats_quantile_sorted (const double *sorted, size_t n, double p);
 /* Sort ascending (NaN-free data).  */
 void stats_sort (double *x, size_t n);
 
+/* The power of 2 that brings the largest finite |X[i]| of X[0..N) near
+   1 where it lies beyond 2^+-100 (1.3e30), else 0: values scaled by it
+   square neither to infinity (1e200) nor to 0 (1e-200), and scale back
+   exactly.  */
+int stats_scale_exponent (const double *x, size_t n);
+
+/* 1 - CONFIDENCE as the decimal the user wrote: 0.95 gives 0.05 exactly,
+   not 0.050000000000000044, so a p printed as 0.05 and the level agree.
+   The one place each test's and interval's alpha comes from.  */
+double stats_alpha (double confidence);
+
 #endif

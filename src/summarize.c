@@ -7,6 +7,7 @@
 #include "key-table.h"
 
 #include <math.h>
+#include <strings.h>
 
 struct summarize_reader
 {
@@ -357,6 +358,14 @@ data_row (struct summary_data *d, struct summarize_reader *r,
             x /= den;
         }
       count_cell (value, r, record, value->name, text, kind);
+      if (kind == CELL_NUMBER && !(x > 0) && !value->nonpositive.source)
+        {
+          /* For --log-scale's error, which names it once columns are
+             chosen.  */
+          value->nonpositive = (struct cell_note) { xstrdup (record->source), record->line,
+                                                    xstrdup (text) };
+          value->nonpositive_group = g;
+        }
       if (kind == CELL_NUMBER)
         cell_push (&cells[v], x, pair);
       else
@@ -470,19 +479,126 @@ warn_cells (const struct summary_value *value, bool strict)
 }
 
 /* --log-scale: every summarized value above 0, or an error naming the
-   first that is not.  */
+   first that is not, where it is and its group.  */
 static void
 require_positive (const struct summary_data *d)
 {
   for (size_t v = 0; v < d->nvalues; v++)
-    for (size_t g = 0; d->values[v].numeric && g < d->ngroups; g++)
-      {
-        const struct summary_cell *c = &d->groups[g].cells[v];
-        for (size_t i = 0; i < c->n; i++)
-          if (!(c->values[i] > 0))
-            die (EXIT_DATAERR, 0, "--log-scale: column %s holds %g, not above 0",
-                 quote (d->values[v].name), c->values[i]);
-      }
+    {
+      const struct summary_value *value = &d->values[v];
+      if (!value->numeric || !value->nonpositive.source)
+        continue;
+      char where[512];
+      summary_where (d, value->nonpositive_group, SIZE_MAX, where, sizeof where);
+      die (EXIT_DATAERR, 0, "%s: line %zu, column %s: --log-scale needs values above 0, "
+           "got %s (%sin every row)", value->nonpositive.source, value->nonpositive.line,
+           quote (value->name), quote (value->nonpositive.text), where);
+    }
+}
+
+void
+summary_where (const struct summary_data *d, size_t group, size_t skip, char *where,
+               size_t size)
+{
+  size_t used = 0;
+  where[0] = '\0';
+  for (size_t i = 0; i < d->ngroup_names && used < size; i++)
+    if (i != skip)
+      used += (size_t) snprintf (where + used, size - used, "%s=%s, ",
+                                 quotef (d->group_names[i]), quotef (d->groups[group].key[i]));
+}
+
+/* Which way is better for a column, from its unit: the longest suffix
+   that matches.  Rates (a count or size per time) are better higher,
+   times better lower (1 and -1: faster, slower); efficiencies higher and
+   error counts lower (2 and -2: better, worse); "_bytes", "_items" and
+   the like say neither.  */
+static const struct
+{
+  const char *suffix;
+  int better;
+} better_suffixes[] = {
+  { "_per_s", 1 }, { "_per_sec", 1 }, { "per_second", 1 }, { "_per_ms", 1 }, { "_per_us", 1 },
+  { "_per_ns", 1 }, { "gb_s", 1 }, { "gib_s", 1 }, { "mb_s", 1 }, { "mib_s", 1 },
+  { "kb_s", 1 }, { "kib_s", 1 }, { "tb_s", 1 }, { "gbps", 1 }, { "mbps", 1 }, { "kbps", 1 },
+  { "gbit_s", 1 }, { "_ops", 1 }, { "iops", 1 }, { "flops", 1 }, { "_hz", 1 },
+  { "throughput", 1 }, { "bandwidth", 1 }, { "speedup", 1 },
+  { "_s", -1 }, { "_sec", -1 }, { "_secs", -1 }, { "seconds", -1 }, { "_ms", -1 },
+  { "_us", -1 }, { "_ns", -1 }, { "_ps", -1 }, { "_time", -1 }, { "latency", -1 },
+  { "elapsed", -1 }, { "duration", -1 }, { "_cycles", -1 },
+  /* Better or worse, neither faster nor slower.  */
+  { "efficiency", 2 }, { "mismatches", -2 }, { "_errors", -2 },
+};
+/* Whole names: a suffix with its underscore dropped.  */
+static const struct
+{
+  const char *name;
+  int better;
+} better_names[] = {
+  { "s", -1 }, { "sec", -1 }, { "ms", -1 }, { "us", -1 }, { "ns", -1 }, { "time", -1 },
+  { "ops", 1 }, { "hz", 1 }, { "rate", 1 },
+  /* d2h-overlap's transfer time hidden behind compute: more is better.  */
+  { "hidden_ms", 2 },
+};
+
+int
+summary_better_by_name (const char *name)
+{
+  size_t len = strlen (name), best = 0;
+  int better = 0;
+  for (size_t i = 0; i < ARRAY_SIZE (better_names); i++)
+    if (strcasecmp (name, better_names[i].name) == 0)
+      return better_names[i].better;
+  for (size_t i = 0; i < ARRAY_SIZE (better_suffixes); i++)
+    {
+      size_t k = strlen (better_suffixes[i].suffix);
+      if (len >= k && k > best && strcasecmp (name + len - k, better_suffixes[i].suffix) == 0)
+        best = k, better = better_suffixes[i].better;
+    }
+  return better;
+}
+
+/* Each column's way of better: --higher-is-better and
+   --lower-is-better first, else its unit.  A name given that is no
+   column is an error.  */
+static void
+choose_better (struct summary_data *d)
+{
+  const struct summarize_options *o = d->reader->options;
+  for (size_t v = 0; v < d->nvalues; v++)
+    {
+      struct summary_value *value = &d->values[v];
+      if (!value->ratio)
+        {
+          value->better = summary_better_by_name (value->name);
+          continue;
+        }
+      /* NUM/DEN is better higher where NUM is or DEN is not: a time
+         over a time (serialized_ms/concurrent_ms) says neither.  */
+      char *num = xstrdup (value->name), *den = strchr (num, '/');
+      *den++ = '\0';
+      int bn = summary_better_by_name (num), bd = summary_better_by_name (den);
+      value->better = bn == -bd ? bn : bd == 0 ? bn : bn == 0 ? -bd : 0;
+      free (num);
+    }
+  for (int way = 0; way < 2; way++)
+    {
+      char **names = way ? o->lower : o->higher;
+      size_t n = way ? o->nlower : o->nhigher;
+      for (size_t i = 0; i < n; i++)
+        {
+          bool found = false;
+          for (size_t v = 0; v < d->nvalues; v++)
+            if (STREQ (d->values[v].name, names[i]))
+              {
+                d->values[v].better = way ? -2 : 2;
+                found = true;
+              }
+          if (!found)
+            die (EXIT_USAGE, 0, "%s: no column %s in the input",
+                 way ? "--lower-is-better" : "--higher-is-better", quote (names[i]));
+        }
+    }
 }
 
 void
@@ -554,6 +670,7 @@ summarize_finish (struct summary_data *d)
     }
   if (d->reader->options->log_scale)
     require_positive (d);
+  choose_better (d);
   if (d->reader->options->baseline)
     {
       bool base = false, candidate = false;
@@ -599,6 +716,8 @@ summarize_free (struct summary_data *d, struct summary_row *rows, size_t nrows)
           free (d->values[v].notes[i].source);
           free (d->values[v].notes[i].text);
         }
+      free (d->values[v].nonpositive.source);
+      free (d->values[v].nonpositive.text);
     }
   free (d->values);
   for (size_t i = 0; i < d->ngroup_names; i++)

@@ -36,6 +36,8 @@ struct summarize_options
   bool log_scale;               /* every summarized value must be > 0 */
   char **named;                 /* columns named as values elsewhere */
   size_t nnamed;                /* (--fail-if-worse): always summarized */
+  char **higher, **lower;       /* --higher-is-better, --lower-is-better */
+  size_t nhigher, nlower;
 };
 
 /* Where the first few bad cells of a column were, for the warnings.  */
@@ -77,6 +79,10 @@ struct summary_value
   struct cell_note notes[SUMMARY_CELL_NOTES];  /* first text/inf cells */
   size_t nnotes;
   const char *left_out;         /* why a default column is not summarized */
+  int better;                   /* 1 higher is better, -1 lower (by unit; 2
+                                   and -2 by option), 0 unknown */
+  struct cell_note nonpositive; /* the first value <= 0, for --log-scale */
+  size_t nonpositive_group;
 };
 
 /* The name of the group column --baseline adds, and its two levels.  */
@@ -114,9 +120,11 @@ extern const char *const ci_stat_names[CI_STAT_COUNT + 1];
    summary-compute.c is the one that picks a row's method.  */
 bool summary_ci_resamples (enum ci_method method);
 
-/* Under CI_AUTO the mean's interval is Student's t below this many
-   values and above SUMMARY_BOOT_T_MAX, bootstrap-t in between.  */
-enum { SUMMARY_BOOT_T_MIN = 30, SUMMARY_BOOT_T_MAX = 20000 };
+/* Below SUMMARY_BOOT_T_MIN values small-sample warnings apply (the
+   shape test; the bootstrap's coverage note); below SUMMARY_BOOT_MIN_N
+   the bootstrap methods are refused (their measured coverage is in
+   bench-summarize(1)).  */
+enum { SUMMARY_BOOT_T_MIN = 30, SUMMARY_BOOT_MIN_N = 10 };
 
 /* What to compute beyond the fixed columns.  */
 struct summary_config
@@ -131,6 +139,8 @@ struct summary_config
   bool progress;                /* show bootstrap progress on stderr */
   bool log_scale;               /* the mean's t and boot-t on the log scale */
   bool rank;                    /* comparisons add the rank-sum test */
+  char **columns;               /* --columns: the output columns, in order */
+  size_t ncolumns;              /* (0: all) */
 };
 
 /* One output row: one group and one value column.  Unknown numbers
@@ -153,6 +163,19 @@ struct summary_row
   struct rank_test rank;        /* with summary_config.rank */
   struct paired paired;         /* with --paired */
 };
+
+/* "KEY=VALUE, " for each group column of GROUP but SKIP (SIZE_MAX:
+   none), quoted where needed: the words that name a group in every
+   message.  */
+void summary_where (const struct summary_data *data, size_t group, size_t skip,
+                    char *where, size_t size);
+
+/* Which way is better for a column named NAME, by its unit: 1 higher
+   (rates: _per_s, gb_s, mb_s, gbps, _ops ...), -1 lower (times: _s,
+   _ms, _us, _ns, latency ...), 0 unknown.  A --ratio column NUM/DEN
+   takes NUM's way, or the opposite of DEN's; a time over a time, or a
+   rate over a rate, neither.  */
+int summary_better_by_name (const char *name);
 
 struct summary_data *summarize_new (const struct summarize_options *options);
 /* Read PATH ("-" for stdin) into DATA; dies on bad input.  */

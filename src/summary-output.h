@@ -1,5 +1,6 @@
 /* summary-output.h -- bench-summarize's tidy CSV, JSON, aligned table,
-   Markdown table, verdicts and plot. */
+   Markdown table (summary-output.c), verdicts (summary-verdicts.c) and
+   plot (summary-plot.c). */
 #ifndef ARENABENCH_SUMMARY_OUTPUT_H
 #define ARENABENCH_SUMMARY_OUTPUT_H
 
@@ -23,9 +24,14 @@ void summary_output (FILE *out, enum summary_format format,
                      const struct summary_row *rows, size_t nrows,
                      const struct summary_config *config, char **labels);
 
-/* One line in words per compared row, each begun with PREFIX:
-   "LEVEL: 6.99x [6.54, 7.31] the COLUMN of BASE, p = 2e-7", or "LEVEL:
-   no difference shown at 95% in COLUMN against BASE (...)".  */
+/* One line in words per compared row, each begun with PREFIX, from the
+   test the design calls for (paired with --paired, rank-sum with
+   --rank, Welch's otherwise), named at its end:
+   "arm=b vs arm=a: v 0.98225x [0.96490, 0.99997] lower (p = 0.0497,
+   Welch)", or "... v no difference shown at 95% (...)".  Word, interval
+   and p agree as printed (summary_number_interval, _p_against); the
+   word is faster/slower by the column's unit, better/worse by
+   --higher/--lower-is-better, else higher/lower (summary-verdicts.c).  */
 void summary_output_verdicts (FILE *out, const struct summary_data *data,
                               const struct summary_row *rows, size_t nrows,
                               const struct summary_config *config, const char *prefix);

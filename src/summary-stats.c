@@ -142,3 +142,15 @@ const struct summary_statistic summary_statistics[] = {
 };
 #undef ROW
 const size_t summary_nstatistics = ARRAY_SIZE (summary_statistics);
+
+void
+summary_statistics_init (struct summary_row *row, size_t npercentiles)
+{
+  char *base = (char *) row;
+  for (size_t i = 0; i < summary_nstatistics; i++)
+    if (summary_statistics[i].kind == STAT_NUMBER || summary_statistics[i].kind == STAT_P)
+      *(double *) (base + summary_statistics[i].offset) = NAN;
+    else if (summary_statistics[i].kind == STAT_PERCENTILES)
+      for (size_t p = 0; p < npercentiles; p++)
+        row->percentiles[p] = NAN;
+}

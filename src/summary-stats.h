@@ -61,4 +61,9 @@ struct summary_statistic
 extern const struct summary_statistic summary_statistics[];
 extern const size_t summary_nstatistics;
 
+/* Every number of ROW the table names unknown (NaN), its NPERCENTILES
+   percentiles too: the table owns a row's initial values, so a new
+   statistic cannot be left at 0.  */
+void summary_statistics_init (struct summary_row *row, size_t npercentiles);
+
 #endif

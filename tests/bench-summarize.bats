@@ -79,30 +79,22 @@ v,1,0,7.5,,,7.5,7.5,7.5,,,mean,t,0.95,,7.5,7.5,0,0"
 }
 
 @test "all values equal: sd 0 and an empty CI with a reason, whatever the method" {
+  # Ten values: the bootstrap methods are refused below 10.
   for ci in t percentile bca boot-t; do
-    run bench-summarize --seed 3 --ci "$ci" <<<"v
-2
-2
-2"
+    run bench-summarize --seed 3 --ci "$ci" <<<"v$(printf '\n2%.0s' 1 2 3 4 5 6 7 8 9 10)"
     assert_status 0
     seed=$([ "$ci" = t ] || echo 3)
-    assert_output "bench-summarize: no interval: all values equal, in 1 row (first: column 'v', n=3)
+    assert_output "bench-summarize: no interval: all values equal, in 1 row (first: column 'v', n=10)
 $H,p5,p95,outliers_mild,outliers_severe
-v,3,0,2,0,0,2,2,2,,,mean,$ci,0.95,$seed,2,2,0,0"
+v,10,0,2,0,0,2,2,2,,,mean,$ci,0.95,$seed,2,2,0,0"
   done
   for ci in order bca; do
-    run bench-summarize --seed 3 --ci "$ci" --ci-stat median <<<"v
-2
-2
-2
-2
-2
-2"
+    run bench-summarize --seed 3 --ci "$ci" --ci-stat median <<<"v$(printf '\n2%.0s' 1 2 3 4 5 6 7 8 9 10)"
     assert_status 0
     seed=$([ "$ci" = order ] || echo 3)
-    assert_output "bench-summarize: no interval: all values equal, in 1 row (first: column 'v', n=6)
+    assert_output "bench-summarize: no interval: all values equal, in 1 row (first: column 'v', n=10)
 $H,p5,p95,outliers_mild,outliers_severe
-v,6,0,2,0,0,2,2,2,,,median,$ci,0.95,$seed,2,2,0,0"
+v,10,0,2,0,0,2,2,2,,,median,$ci,0.95,$seed,2,2,0,0"
   done
 }
 
@@ -356,7 +348,7 @@ h2,b,3
 h3,a,4"
   assert_status 0
   assert_output "bench-summarize: no interval: fewer than 2 values, in 5 rows (first: host=h1, arm=a, column 'v', n=1)
-bench-summarize: no comparison intervals: fewer than 2 values on a side, in 2 comparisons (first: arm=a, column 'v')
+bench-summarize: no comparison intervals: fewer than 2 values on a side, in 2 comparisons (first: host=h1, arm=a, column 'v')
 host,arm,$H,p50,outliers_mild,outliers_severe,vs,ratio,ratio_ci_low,ratio_ci_high,diff,diff_ci_low,diff_ci_high,diff_pct,diff_pct_ci_low,diff_pct_ci_high,t,df,p_welch
 h1,a,v,1,0,2,,,2,2,2,,,mean,t,0.95,,2,0,0,b,2,,,1,,,100,,,,,
 h1,b,v,1,0,1,,,1,1,1,,,mean,t,0.95,,1,0,0,,,,,,,,,,,,,
@@ -381,9 +373,9 @@ new,13.5"
   assert_status 0
   assert_output "arm   column  n  missing  mean  sd       se   min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe  vs    ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high        t  df  p_welch
 base  x       3        0  11.0   1  0.57735    10      11    12     8.5     13.5  mean     t              0.95          11              0                0            -             -              -     -            -             -         -                -                 -        -   -        -
-new   x       3        0  12.5   1  0.57735  11.5    12.5  13.5    10.0     15.0  mean     t              0.95        12.5              0                0  base   1.14          0.94           1.39   1.5         -0.8           3.8        14               -6                39  1.83712   4     0.14
+new   x       3        0  12.5   1  0.57735  11.5    12.5  13.5    10.0     15.0  mean     t              0.95        12.5              0                0  base   1.14          0.93           1.39   1.5         -0.8           3.8        14               -7                39  1.83712   4     0.14
 
-arm=new vs arm=base: x no difference shown at 95% (1.14x [0.94, 1.39], p = 0.14)"
+arm=new vs arm=base: x no difference shown at 95% (1.14x [0.93, 1.39], p = 0.14, Welch)"
   run bench-summarize --resamples 0 --format table --value t --percentiles 50 <<<"t
 1000000001
 1000000002
@@ -399,7 +391,7 @@ t       3        0  1000000002.0   1  0.57735  1000000001  1000000002  100000000
   # A column in ns is a time: higher is slower.
   run sh -c "printf 'arm,ns\nb,1000000.0\nb,1000000.1\nb,999999.9\nb,1000000.05\nn,1000001.0\nn,1000001.1\nn,1000000.9\nn,1000001.05\n' \
     | bench-summarize --compare arm=b --resamples 0 --format table | tail -n 1"
-  assert_output "arm=n vs arm=b: ns 1.00000100x [1.00000085, 1.00000115] slower (p = 3.1e-6)"
+  assert_output "arm=n vs arm=b: ns 1.00000100x [1.00000085, 1.00000115] slower (p = 3.1e-6, Welch)"
 }
 
 @test "--format json: numbers as numbers, unknowns as null" {
@@ -414,11 +406,11 @@ a,3
  {"g": "b\"q", "column": "v", "n": 1, "missing": 0, "mean": 5, "sd": null, "se": null, "min": 5, "median": 5, "max": 5, "ci_low": null, "ci_high": null, "ci_stat": "mean", "ci_method": "t", "ci_level": 0.95, "seed": null, "p50": 5, "outliers_mild": 0, "outliers_severe": 0}
 ]'
   # The seed is a string: a JSON number would round 2^64 - 1.  The
-  # percentile bootstrap of three values is [min, max].
-  run sh -c 'printf "v\n1\n2\n3\n" | bench-summarize --ci percentile --seed 18446744073709551615 --format json'
+  # percentile bootstrap of ten equal values draws, and has no interval.
+  run sh -c 'printf "v\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n" | bench-summarize --ci percentile --seed 18446744073709551615 --format json 2> /dev/null'
   assert_status 0
   assert_output '[
- {"column": "v", "n": 3, "missing": 0, "mean": 2, "sd": 1, "se": 0.5773502691896258, "min": 1, "median": 2, "max": 3, "ci_low": 1, "ci_high": 3, "ci_stat": "mean", "ci_method": "percentile", "ci_level": 0.95, "seed": "18446744073709551615", "p5": 1.1, "p95": 2.9, "outliers_mild": 0, "outliers_severe": 0}
+ {"column": "v", "n": 10, "missing": 0, "mean": 1, "sd": 0, "se": 0, "min": 1, "median": 1, "max": 1, "ci_low": null, "ci_high": null, "ci_stat": "mean", "ci_method": "percentile", "ci_level": 0.95, "seed": "18446744073709551615", "p5": 1, "p95": 1, "outliers_mild": 0, "outliers_severe": 0}
 ]'
 }
 
@@ -436,7 +428,7 @@ new,23.5"
 | base | x      |   3 |       0 | 11.0 |   1 | 0.57735 |   10 |     11 |   12 |    8.5 |    13.5 | mean    | t         |     0.95 |      |   11 |             0 |               0 |      |     - |            - |             - |    - |           - |            - |        - |               - |                - |       - |   - |       - |
 | new  | x      |   3 |       0 | 22.5 |   1 | 0.57735 | 21.5 |   22.5 | 23.5 |   20.0 |    25.0 | mean    | t         |     0.95 |      | 22.5 |             0 |               0 | base |  2.05 |         1.75 |          2.43 | 11.5 |         9.2 |         13.8 |      105 |              75 |              143 | 14.0846 |   4 | 0.00015 |
 
-- arm=new vs arm=base: x 2.05x [1.75, 2.43] higher (p = 0.00015)"
+- arm=new vs arm=base: x 2.05x [1.75, 2.43] higher (p = 0.00015, Welch)"
 }
 
 @test "the median's interval: order statistics, none below 6 values at 95%, said once" {
@@ -478,7 +470,9 @@ v,19,0,107.47368421052632,22.564397771348247,5.176627874061126,100,102,200,96.59
   # 1.08105565931160285, 1.11930847181515043).  b: 1.01x.
   [ "${#lines[@]}" -eq 6 ]
   [[ "${lines[3]}" == a,candidate,ms,6,0,11,*,baseline,1.1,1.081055659311603,1.1193084718151503,* ]]
-  [ "${lines[5]}" = "bench-summarize: arm=a, ms: regression: 1.1x [1.081, 1.119] the baseline, worse by more than 5% at 95% (lower is better)" ]
+  # The exact permutation test: every one of the C(12, 6) = 924 ways but
+  # the observed one puts less time on the candidate's side.
+  [ "${lines[5]}" = "bench-summarize: arm=a, ms: regression: 1.1x [1.081, 1.119] the baseline, worse by more than 5% at 95% (lower is better; one-sided p = 0.0011)" ]
   # b is 1% slower: within 5%.  And where higher is better, a is better.
   run bench-summarize --baseline "$TMP/base.csv" --by arm --value ms --fail-if-worse ms:5%:higher \
     --format csv "$TMP/cand.csv"
@@ -512,9 +506,9 @@ field() {
                         { print $c }'
 }
 
-@test "10,000 normal values: the default interval of the mean (bootstrap-t) is mean +- 1.96 se within 4%" {
+@test "10,000 normal values: the bootstrap-t interval of the mean is mean +- 1.96 se within 4%" {
   normal_values 10000 1 > "$TMP/normal.csv"
-  bench-summarize --seed 11 "$TMP/normal.csv" > "$TMP/out.csv"
+  bench-summarize --ci boot-t --seed 11 "$TMP/normal.csv" > "$TMP/out.csv"
   run awk -F, 'NR == 2 {
       half = ($11 - $10) / 2; want = 1.959964 * $6
       centre = ($11 + $10) / 2
@@ -594,11 +588,11 @@ field() {
 
 @test "without --seed the seed is reported, and reusing it reproduces the run" {
   normal_values 200 8 > "$TMP/d.csv"
-  bench-summarize "$TMP/d.csv" > "$TMP/first.csv" 2> "$TMP/err"
+  bench-summarize --ci boot-t "$TMP/d.csv" > "$TMP/first.csv" 2> "$TMP/err"
   run grep -c '^bench-summarize: seed [0-9][0-9]*$' "$TMP/err"
   assert_output "1"
   seed=$(sed 's/.*seed //' "$TMP/err")
-  run bench-summarize --seed "$seed" "$TMP/d.csv"
+  run bench-summarize --ci boot-t --seed "$seed" "$TMP/d.csv"
   assert_status 0
   assert_output "$(cat "$TMP/first.csv")"
   # No resampling, no seed to report.
@@ -607,9 +601,13 @@ field() {
   [ "${lines[0]}" = "column,n,missing,mean,sd,se,min,median,max,ci_low,ci_high,ci_stat,ci_method,ci_level,seed,p5,p95,outliers_mild,outliers_severe" ]
   # The seed is a column of every row that drew from it; Student t draws
   # nothing: no seed to report, and an empty seed column.
-  run sh -c "bench-summarize '$TMP/d.csv' 2> /dev/null"
+  run sh -c "bench-summarize --ci boot-t '$TMP/d.csv' 2> /dev/null"
   assert_status 0
   [[ "${lines[1]}" == v,200,0,*,mean,boot-t,0.95,[0-9]*,* ]]
+  # The default is t at any n: nothing drawn, no seed.
+  run sh -c "bench-summarize '$TMP/d.csv' 2> /dev/null"
+  assert_status 0
+  [[ "${lines[1]}" == v,200,0,*,mean,t,0.95,,* ]]
   head -n 20 "$TMP/d.csv" > "$TMP/small.csv"
   # (stderr apart: awk's random numbers differ between awks, and with them
   # any note on outliers.)
@@ -764,14 +762,14 @@ size_mib  arm       column  n  missing   mean        sd         se   min  median
 64        pinned    h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  pageable  0.767         0.729          0.807  -2.45        -2.96         -1.94     -23.3            -27.1             -19.3  -13.5902  3.86367  0.00021
 64        pageable  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0                -             -              -      -            -             -         -                -                 -         -        -        -
 
-size_mib=8, arm=pinned vs arm=pageable: h2d_ms 0.72x [0.59, 0.87] faster (p = 0.0056)
-size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p = 0.00021)
+size_mib=8, arm=pinned vs arm=pageable: h2d_ms 0.72x [0.59, 0.87] faster (p = 0.0056, Welch)
+size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p = 0.00021, Welch)
 EOF
   ;;
   4) cat <<'EOF'
 arm       column  n  missing  mean       sd       se  min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed     p5     p95  outliers_mild  outliers_severe
 pinned    h2d_ms  8        0   4.6  3.69014  1.30466    1     4.6   8.2     1.5      7.7  mean     t              0.95        1.035   8.165              0                0
-pageable  h2d_ms  8        0   6.0  4.76355  1.68417  1.4    5.95  10.9     2.1     10.0  mean     t              0.95         1.47  10.795              0                0
+pageable  h2d_ms  8        0   6.0  4.76355  1.68417  1.4    5.95  10.9     2.0     10.1  mean     t              0.95         1.47  10.795              0                0
 
 h2d_ms
     x arm=pinned (n=8)
@@ -797,15 +795,15 @@ pinned    8         baseline   h2d_ms  4        0   1.15  0.129099  0.0645497   
 pageable  8         baseline   h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
 pinned    64        baseline   h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
 pageable  64        baseline   h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pinned    8         candidate  h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0  baseline   1.00          0.82           1.22  0.00        -0.22          0.22         0              -18                22  0   6        1
-pageable  8         candidate  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0  baseline   1.00          0.84           1.19  0.00        -0.28          0.28         0              -16                19  0   6        1
-pinned    64        candidate  h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  baseline  1.000         0.973          1.028  0.00        -0.22          0.22       0.0             -2.7               2.8  0   6        1
-pageable  64        candidate  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0  baseline  1.000         0.946          1.057  0.00        -0.58          0.58       0.0             -5.4               5.7  0   6        1
+pinned    8         candidate  h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0  baseline   1.00          0.82           1.22  0.00        -0.23          0.23         0              -18                22  0   6        1
+pageable  8         candidate  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0  baseline   1.00          0.83           1.20  0.00        -0.29          0.29         0              -17                20  0   6        1
+pinned    64        candidate  h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  baseline  1.000         0.972          1.029  0.00        -0.23          0.23       0.0             -2.8               2.9  0   6        1
+pageable  64        candidate  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0  baseline  1.000         0.946          1.058  0.00        -0.59          0.59       0.0             -5.4               5.8  0   6        1
 
-arm=pinned, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.82, 1.22], p = 1)
-arm=pageable, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.84, 1.19], p = 1)
-arm=pinned, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.973, 1.028], p = 1)
-arm=pageable, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.946, 1.057], p = 1)
+arm=pinned, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.82, 1.22], p = 1, Welch)
+arm=pageable, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.83, 1.20], p = 1, Welch)
+arm=pinned, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.972, 1.029], p = 1, Welch)
+arm=pageable, size_mib=64, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.000x [0.946, 1.058], p = 1, Welch)
 EOF
   ;;
   esac
@@ -845,7 +843,8 @@ EOF
   run sh -c "bench-summarize --by method,num_tensors --ratio serialized_ms/concurrent_ms \
     --format csv '$DATA/overlap-d2h.csv' 2>&1 >/dev/null"
   assert_status 0
-  assert_output "bench-summarize: not summarized, as identifiers or configuration (name them with --value): trial (an integer key), total_bytes (constant within every group), raw_pinned_gbps (constant within every group), compute_iterations (constant within every group), matrix_size (constant within every group), compute_target_ms (constant within every group), seed (constant within every group), compute_capability (constant within every group), driver (constant within every group), cuda (constant within every group), cuda_driver (constant within every group)"
+  assert_output "bench-summarize: not summarized, as identifiers or configuration (name them with --value): trial (an integer key), total_bytes (constant within every group), raw_pinned_gbps (constant within every group), compute_iterations (constant within every group), matrix_size (constant within every group), compute_target_ms (constant within every group), seed (constant within every group), compute_capability (constant within every group), driver (constant within every group), cuda (constant within every group), cuda_driver (constant within every group)
+bench-summarize: column 'cpu_launch_skew_ms': positive values spread by a large factor (the SD of their logs is 1.01, pooled over 4 rows; first: method=event, num_tensors=1, n=4): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
   run sh -c "bench-summarize --by method,num_tensors --ratio serialized_ms/concurrent_ms \
     --format csv '$DATA/overlap-d2h.csv' 2> /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i }
       \$1 == \"event\" && \$2 == 1 { print \$3, \$4, \$(c[\"ci_stat\"]) }'"
@@ -876,7 +875,7 @@ a,,,
 b,1.00000000000025,0.9999999999996916,1.0000000000008085"
   run bench-summarize --by g --compare g=a --resamples 0 --format table "$TMP/f.csv"
   assert_status 0
-  [ "${lines[3]}" = "g=b vs g=a: v no difference shown at 95% (1.00000000000025x [0.99999999999969, 1.00000000000081], p = 0.32)" ]
+  [ "${lines[3]}" = "g=b vs g=a: v no difference shown at 95% (1.00000000000025x [0.99999999999969, 1.00000000000081], p = 0.32, Welch)" ]
 }
 
 @test "--log-scale: a rate's interval at n=3 stays positive, as log-t" {
@@ -884,16 +883,16 @@ b,1.00000000000025,0.9999999999996916,1.0000000000008085"
   # 547.4486277268397, t(2, 0.975) = 4.302652729911275 (scipy):
   # 370 exp(-+ 4.3027 * 547.45 / (370 sqrt 3)) = [9.3745211, 14603.413].
   printf 'items_per_s\n10\n100\n1000\n' > "$TMP/r.csv"
-  run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' | cut -d, -f4,10,11,13"
+  run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' 2> /dev/null | cut -d, -f4,10,11,13"
   assert_output "mean,ci_low,ci_high,ci_method
 370,-989.9377813822098,1729.9377813822098,t"
   run sh -c "bench-summarize --resamples 0 --log-scale '$TMP/r.csv' | cut -d, -f4,10,11,13"
   assert_status 0
   assert_output "mean,ci_low,ci_high,ci_method
 370,9.374521104724863,14603.41264056687,log-t"
-  # From 30 values the default bootstrap-t runs on the log scale too.
+  # Bootstrap-t runs on the log scale too.
   awk 'BEGIN { srand(2); print "v"; for (i = 0; i < 100; i++) print exp(3 * rand()) }' > "$TMP/skew.csv"
-  run sh -c "bench-summarize --log-scale --seed 1 '$TMP/skew.csv' | cut -d, -f13"
+  run sh -c "bench-summarize --ci boot-t --log-scale --seed 1 '$TMP/skew.csv' | cut -d, -f13"
   assert_output "ci_method
 log-boot-t"
   # Below 30 values the default at n=3 across many samples: never negative.
@@ -907,44 +906,44 @@ log-boot-t"
 a,1
 a,0"
   assert_status 65
-  assert_output "bench-summarize: --log-scale: column 'gb_per_s' holds 0, not above 0"
+  assert_output "bench-summarize: stdin: line 3, column 'gb_per_s': --log-scale needs values above 0, got '0' (in every row)"
   run bench-summarize --resamples 0 --log-scale <<<"g,gb_per_s
 a,1
 a,-2.5"
   assert_status 65
-  assert_output "bench-summarize: --log-scale: column 'gb_per_s' holds -2.5, not above 0"
+  assert_output "bench-summarize: stdin: line 3, column 'gb_per_s': --log-scale needs values above 0, got '-2.5' (in every row)"
 }
 
 @test "verdicts in words: faster or slower by the column's unit, higher or lower otherwise" {
   printf 'pinned,items_per_s,run_ms,bytes\n0,10,10,10\n0,11,11,11\n0,12,12,12\n1,50,50,50\n1,52,52,52\n1,55,55,55\n' > "$TMP/v.csv"
   run sh -c "bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/v.csv' | tail -n 3"
-  assert_output "pinned=1 vs pinned=0: items_per_s 4.76x [3.91, 5.93] faster (p = 0.0003)
-pinned=1 vs pinned=0: run_ms 4.76x [3.91, 5.93] slower (p = 0.0003)
-pinned=1 vs pinned=0: bytes 4.76x [3.91, 5.93] higher (p = 0.0003)"
+  assert_output "pinned=1 vs pinned=0: items_per_s 4.76x [3.91, 5.93] faster (p = 0.0003, Welch)
+pinned=1 vs pinned=0: run_ms 4.76x [3.91, 5.93] slower (p = 0.0003, Welch)
+pinned=1 vs pinned=0: bytes 4.76x [3.91, 5.93] higher (p = 0.0003, Welch)"
   printf 'pinned,gb_per_s,seconds\n0,50,50\n0,52,52\n0,55,55\n1,10,10\n1,11,11\n1,12,12\n' > "$TMP/w.csv"
   run sh -c "bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/w.csv' | tail -n 2"
-  assert_output "pinned=1 vs pinned=0: gb_per_s 0.210x [0.169, 0.256] slower (p = 0.0003)
-pinned=1 vs pinned=0: seconds 0.210x [0.169, 0.256] faster (p = 0.0003)"
+  assert_output "pinned=1 vs pinned=0: gb_per_s 0.210x [0.168, 0.256] slower (p = 0.0003, Welch)
+pinned=1 vs pinned=0: seconds 0.210x [0.168, 0.256] faster (p = 0.0003, Welch)"
 }
 
 @test "the gate: a benchmark missing from the candidate exits 66 and is named" {
-  printf 'arm,ns\na,100\na,101\na,102\nb,100\nb,101\nb,102\n' > "$TMP/base.csv"
-  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/cand.csv"
+  printf 'arm,ns\na,100\na,101\na,102\na,103\nb,100\nb,101\nb,102\nb,103\n' > "$TMP/base.csv"
+  printf 'arm,ns\na,100\na,101\na,102\na,103\n' > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ns:0%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 66
   assert_output "bench-summarize: arm=b, ns: in the baseline but not in the candidate"
 }
 
 @test "the gate: an integer timing column named by --fail-if-worse is summarized, not an integer key" {
-  # 100, 101, 102 climb by one: without --value a default column like it is
+  # 100 .. 103 climb by one: without --value a default column like it is
   # left out as an integer key, which made --fail-if-worse exit 64.
-  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/base.csv"
-  printf 'arm,ns\na,100\na,101\na,102\n' > "$TMP/cand.csv"
+  printf 'arm,ns\na,100\na,101\na,102\na,103\n' > "$TMP/base.csv"
+  printf 'arm,ns\na,100\na,101\na,102\na,103\n' > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ns:0%:lower --format csv '$TMP/cand.csv' | cut -d, -f1-4,23"
   assert_status 0
   assert_output "arm,source,column,n,ratio
-a,baseline,ns,3,
-a,candidate,ns,3,1"
+a,baseline,ns,4,
+a,candidate,ns,4,1"
 }
 
 @test "the gate: deterministic values are judged exactly, equal passes and worse fails, either way round" {
@@ -953,7 +952,7 @@ a,candidate,ns,3,1"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 1
   assert_output "bench-summarize: no interval: all values equal, in 4 rows (first: arm=a, source=baseline, column 'ns', n=2)
-bench-summarize: no comparison intervals: all values equal on both sides, in 2 comparisons (first: source=candidate, column 'ns')
+bench-summarize: no comparison intervals: all values equal on both sides, in 2 comparisons (first: arm=a, source=candidate, column 'ns')
 bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal on both sides, worse by more than 5% (lower is better)"
   # Higher is better: 8 against 7 is better, 10 against 10 equal.
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:5%:higher --format csv '$TMP/cand.csv' 2>/dev/null >/dev/null"
@@ -964,37 +963,77 @@ bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal o
 }
 
 @test "the gate: higher is better fails a throughput that fell" {
-  # The candidate's throughput is 0.5x the baseline's, Fieller [0.43822, 0.57049]
-  # (mpmath): beyond 5% where higher
-  # is better; where lower is better the same data pass.
-  printf 'arm,gb_per_s\na,20\na,21\na,19\n' > "$TMP/base.csv"
-  printf 'arm,gb_per_s\na,10\na,10.5\na,9.5\n' > "$TMP/cand.csv"
+  # The candidate's throughput is half the baseline's: every value of it
+  # below 0.95 times every baseline value, so of the C(8, 4) = 70 splits
+  # only the observed one sums as low: one-sided p = 1/70 = 0.014 < 0.025.
+  # Where lower is better the same data pass.
+  printf 'arm,gb_per_s\na,20\na,21\na,19\na,20.5\n' > "$TMP/base.csv"
+  printf 'arm,gb_per_s\na,10\na,10.5\na,9.5\na,10.2\n' > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse gb_per_s:5%:higher --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 1
-  assert_output "bench-summarize: arm=a, gb_per_s: regression: 0.5x [0.4382, 0.5705] the baseline, worse by more than 5% at 95% (higher is better)"
+  assert_output "bench-summarize: arm=a, gb_per_s: regression: 0.4994x [0.461, 0.5411] the baseline, worse by more than 5% at 95% (higher is better; one-sided p = 0.014)"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse gb_per_s:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 0
   assert_output ""
 }
 
+@test "the gate: 3 and 3 values cannot show a regression at 95%, and say so" {
+  # The exact test's smallest p is 1/C(6, 3) = 0.05: not below 0.025, so
+  # even a doubling passes, with a line that says why.
+  printf 'arm,ms\na,10\na,11\na,12\n' > "$TMP/base.csv"
+  printf 'arm,ms\na,20\na,21\na,22\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: arm=a, ms: with 3 candidate and 3 baseline values no regression can be shown at 95% (the exact test's smallest p is 0.05, not below 0.025): more runs are needed (1 row)"
+  # At 80% (one side 0.1) it can.
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --confidence 0.8 --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+}
+
+@test "the gate: --family-wise holm says when no row can reach its first step" {
+  # 5 runs a side: the exact test's smallest p is 1/252 = 0.004, under
+  # 0.025 alone and over three (0.0083), above 0.025/20 = 0.00125.
+  { echo bench,ms; for b in 1 2 3; do for v in 10 11 12 13 14; do echo $b,$v; done; done; } > "$TMP/h3.csv"
+  run sh -c "bench-summarize --baseline '$TMP/h3.csv' --by bench --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/h3.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output ""
+  { echo bench,ms; for b in $(seq 1 20); do for v in 10 11 12 13 14; do echo $b,$v; done; done; } > "$TMP/h20.csv"
+  run sh -c "bench-summarize --baseline '$TMP/h20.csv' --by bench --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/h20.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: --family-wise holm: over 20 rows the first step asks p < 0.0013, below the smallest p the exact test gives any of them (0.004): no regression can be shown; more runs are needed"
+}
+
+@test "the gate: a Fieller interval that is unbounded does not stop the one-sided test" {
+  # One slow run in four: the base mean is 1 SE from 0, Fieller's set is
+  # unbounded (it exited 65, "cannot judge"), yet the exact test judges,
+  # and passes, the unchanged job.
+  printf 'arm,ms\na,1\na,1\na,1\na,197\n' > "$TMP/base.csv"
+  printf 'arm,ms\na,1\na,2\na,1\na,196\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --format csv '$TMP/cand.csv' 2>/dev/null | cut -d, -f23-25"
+  assert_status 0
+  assert_output "ratio,ratio_ci_low,ratio_ci_high
+,,
+1,,"
+}
+
 @test "the gate: --family-wise holm passes what only chance among several would fail" {
-  # a: {1..5} against {2,4,...,12}: Welch's two-sided p = 0.0493 (mpmath),
-  # one-sided 0.0246 < 0.025 fails alone; Holm over two asks 0.0125 of the
-  # smallest.  b is unchanged.
-  { echo arm,ms; for v in 1 2 3 4 5; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/base.csv"
-  { echo arm,ms; for v in 2 4 6 8 10 12; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/cand.csv"
+  # a: {3,5,6,7,8,10} against {1..5}: 8 of the C(11, 6) = 462 splits sum
+  # as high, one-sided p = 0.017 < 0.025 fails alone; Holm over two asks
+  # 0.0125 of the smallest.  b is unchanged.
+  { echo arm,ms; for v in 1 2 3 4 5; do echo a,$v; done; for v in 1 2 3 4; do echo b,$v; done; } > "$TMP/base.csv"
+  { echo arm,ms; for v in 3 5 6 7 8 10; do echo a,$v; done; for v in 1 2 3 4; do echo b,$v; done; } > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 1
-  assert_output "bench-summarize: arm=a, ms: regression: 2.333x [1.004, 5.77] the baseline, worse by more than 0% at 95% (lower is better)"
+  assert_output "bench-summarize: arm=a, ms: regression: 2.167x [1.182, 4.908] the baseline, worse by more than 0% at 95% (lower is better; one-sided p = 0.017)"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 0
   assert_output ""
-  # A clear regression still fails under Holm, with its p: t = 19.718, df
-  # 5.8824, one-sided p = 6.7229e-7 (mpmath).
-  { echo arm,ms; for v in 20 21 22; do echo a,$v; done; for v in 1 2 3; do echo b,$v; done; } > "$TMP/cand.csv"
+  # A clear regression still fails under Holm: only the observed split of
+  # 462 sums as high, p = 0.0022.
+  { echo arm,ms; for v in 20 21 22 23 24 25; do echo a,$v; done; for v in 1 2 3 4; do echo b,$v; done; } > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 1
-  assert_output "bench-summarize: arm=a, ms: regression: 7x [4.404, 16.68] the baseline, worse by more than 0% at 95% (lower is better; Holm over 2, p = 6.7e-07)"
+  assert_output "bench-summarize: arm=a, ms: regression: 7.5x [4.85, 16.11] the baseline, worse by more than 0% at 95% (lower is better; Holm over 2, one-sided p = 0.0022)"
   run bench-summarize --family-wise bonferroni --baseline "$TMP/base.csv" "$TMP/cand.csv"
   assert_status 64
 }
@@ -1106,12 +1145,14 @@ v,3,0,3.3333333333333335,4.163331998932265,2.4037008503093262,0,2,8,,,,gmean,t,0
   assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
 b,x,,,,,
 n,x,32,0.13752913752913754,1.4500000000000002,-0.8999999999999999,4.1000000000000005"
-  # Ties (3 and 5 on both sides): normal with the tie correction, U 22,
-  # p 0.05855263015682664, shift 4 [0, 8].
+  # Ties (3 and 5 on both sides): exact given the ties, U 22, 16 of the
+  # 252 splits of the midranks as far out, p 0.06349206349206349
+  # (enumerated in Python; the normal approximation with the tie
+  # correction gave 0.05855263015682664), shift 4 [0, 8].
   run sh -c "printf 'arm,x\nb,1\nb,2\nb,3\nb,4\nb,5\nn,3\nn,5\nn,7\nn,9\nn,11\n' | bench-summarize --compare arm=b --rank --resamples 0 2>/dev/null | cut -d, -f1,2,34-"
   assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
 b,x,,,,,
-n,x,22,0.05855263015682661,4,0,8"
+n,x,22,0.06349206349206349,4,0,8"
   # 60 values: normal, U 617, p 0.013831619802975434, shift 3.715 [0.84, 6.78].
   awk 'BEGIN { print "arm,x"; for (i = 0; i < 30; i++) { print "b," (i * 1.37) % 17; print "n," (i * 2.11) % 19 + 1.5 } }' > "$TMP/big.csv"
   run sh -c "bench-summarize --compare arm=b --rank --resamples 0 '$TMP/big.csv' 2>/dev/null | cut -d, -f1,2,34-"
@@ -1159,4 +1200,189 @@ b  v       1        1     1        -        -    1       1    1       -        -
   assert_output "bench-summarize: stdin: line 6, column '
 bench-summarize: no interval: fewer than
 bench-summarize: column 'v': 1 of 1 rows"
+}
+
+# --- issue 29: intervals, verdicts, the gate and numbers that keep their word -----
+
+@test "the bootstrap below 10 values is refused with the method that holds; from 10 to 29 percentile and BCa are warned" {
+  run sh -c "seq 1 5 | sed 1iv | bench-summarize --ci boot-t --seed 1 --format csv"
+  assert_status 0
+  assert_output "bench-summarize: no interval: bootstrap-t below 10 values gives almost no interval, or one far wider than the data (use --ci t), in 1 row (first: column 'v', n=5)
+$H,p5,p95,outliers_mild,outliers_severe
+v,5,0,3,1.5811388300841898,0.7071067811865476,1,3,5,,,mean,boot-t,0.95,,1.2,4.8,0,0"
+  for ci in percentile bca; do
+    run sh -c "seq 1 9 | sed 1iv | bench-summarize --ci $ci --seed 1 --format csv 2>&1 >/dev/null"
+    assert_output "bench-summarize: no interval: percentile and BCa intervals below 10 values covered 0.71 to 0.83 of a 95% interval on normal data at n = 3 and 5, less on skewed (use --ci t), in 1 row (first: column 'v', n=9)"
+    run sh -c "seq 1 5 | sed 1iv | bench-summarize --ci $ci --ci-stat median --seed 1 --format csv 2>&1 >/dev/null"
+    assert_output "bench-summarize: no interval: percentile and BCa intervals of a median below 10 values rest on a few distinct resampled medians (use --ci order), in 1 row (first: column 'v', n=5)"
+    # Ten values: printed, with the shortfall said once for the column.
+    run sh -c "printf 'g,v\n' > '$TMP/t.csv'; for g in a b; do seq 1 12 | sed 's/^/'\$g,'/'; done >> '$TMP/t.csv'; bench-summarize --by g --ci $ci --seed 1 --format csv '$TMP/t.csv' 2>&1 >/dev/null"
+    assert_output "bench-summarize: column 'v': $ci intervals from 10 to 29 values fall short of their level: at 95%, 0.91 (n = 10) to 0.94 (n = 30) on normal data, 0.81 to 0.92 on log-normal; --ci t holds for normal data (2 rows, first: g=a, n=12, at 95%)"
+  done
+  # The default is t at every n: it never draws.
+  run sh -c "seq 1 40 | sed 1iv | bench-summarize --format csv | cut -d, -f13,15"
+  assert_output "ci_method,seed
+t,"
+}
+
+@test "a skew warning points positive, widely spread values at --log-scale and the geometric mean" {
+  printf 'items_per_s\n10\n100\n1000\n' > "$TMP/r.csv"
+  run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' 2>&1 >/dev/null"
+  assert_output "bench-summarize: column 'items_per_s': positive values spread by a large factor (the SD of their logs is 2.30, pooled over 1 rows; first: n=3): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
+  # On the log scale already, or values that are not all positive: no word.
+  run sh -c "bench-summarize --resamples 0 --log-scale '$TMP/r.csv' 2>&1 >/dev/null"
+  assert_output ""
+  run sh -c "printf 'v\n-1\n10\n100\n1000\n' | bench-summarize --resamples 0 2>&1 >/dev/null"
+  assert_output ""
+  # A spread of a factor 3 (1, 2, 3: log SD 0.55) is not skew enough.
+  run sh -c "printf 'v\n1\n2\n3\n' | bench-summarize --resamples 0 2>&1 >/dev/null"
+  assert_output ""
+}
+
+@test "verdicts: the word, the interval and p agree in every printed digit at the 5% edge" {
+  # Ratio 0.98225, Fieller's high end 0.99997 and Welch's p 0.0497: it
+  # printed "0.982x [0.965, 1.000] lower (p = 0.05)", an end and a p that
+  # read as the edge itself.  The ends now round outward with digits until
+  # they are on their side of 1, and p has the digits that put it below 0.05.
+  printf 'arm,v\na,102.458134\nb,99.713916\na,102.240766\nb,98.428164\na,99.312368\nb,98.074849\na,100.648624\nb,99.019327\na,100.399458\nb,100.860400\n' > "$TMP/e.csv"
+  run sh -c "bench-summarize --compare arm=a --format table '$TMP/e.csv' 2>/dev/null | tail -n 1"
+  assert_output "arm=b vs arm=a: v 0.98225x [0.96490, 0.99997] lower (p = 0.0497, Welch)"
+  # The table's p_welch column, beside it, says the same.
+  run sh -c "bench-summarize --compare arm=a --format table '$TMP/e.csv' 2>/dev/null | awk 'NR == 3 { print \$NF }'"
+  assert_output "0.0497"
+  # The table's interval columns round outward too: 1.14x [0.935.., 1.39]
+  # shows its low end as 0.93, not 0.94.
+  run sh -c "printf 'arm,x\nbase,10\nbase,11\nbase,12\nnew,11.5\nnew,12.5\nnew,13.5\n' | bench-summarize --compare arm=base --format table --percentiles 50 | awk 'NR == 3 { print \$20, \$21, \$22 }'"
+  assert_output "1.14 0.93 1.39"
+}
+
+@test "verdicts: paired with --paired, rank-sum with --rank, Welch otherwise, each named" {
+  printf 'rep,arm,v\n' > "$TMP/p.csv"
+  for r in 1 2 3 4 5 6; do echo "$r,a,$((100 + r * 10))" >> "$TMP/p.csv"; echo "$r,b,$((102 + r * 10)).$r" >> "$TMP/p.csv"; done
+  # Runs 10 apart, each b 2.1 to 2.6 above its a: the paired test sees it
+  # (p 1.7e-7) where Welch's, blind to the pairing, does not (p 0.83).
+  run sh -c "bench-summarize --value v --compare arm=a --paired rep --format table '$TMP/p.csv' | tail -n 1"
+  assert_output "arm=b vs arm=a: v 1.0175x [1.0164, 1.0187] higher (p = 1.7e-7, paired t of log ratios)"
+  run sh -c "bench-summarize --value v --compare arm=a --format table '$TMP/p.csv' | tail -n 1"
+  assert_output "arm=b vs arm=a: v no difference shown at 95% (1.02x [0.85, 1.22], p = 0.83, Welch)"
+  # 1..5 against 6..10: the exact rank-sum p is 2/252.
+  run sh -c "printf 'arm,v\na,1\na,2\na,3\na,4\na,5\nb,6\nb,7\nb,8\nb,9\nb,10\n' | bench-summarize --compare arm=a --rank --format table | tail -n 1"
+  assert_output "arm=b vs arm=a: v higher by 5.0 [2.0, 8.0] (p = 0.0079, rank-sum, exact)"
+  # With ties at 3 and 3: exact given the ties, 0.1 (R's wilcox.test
+  # warns and gives the normal approximation's 0.047... in its place).
+  run sh -c "printf 'arm,v\na,1\na,2\na,2\nb,3\nb,3\nb,4\n' | bench-summarize --compare arm=a --rank --format csv 2>/dev/null | cut -d, -f34,35"
+  assert_output "u,p_rank
+,
+9,0.1"
+}
+
+@test "verdicts: means near 1e200 are scaled, never nan: t 20 as scipy gives" {
+  printf 'arm,v\na,1e200\na,1.01e200\na,0.99e200\na,1.02e200\na,0.98e200\nb,1.2e200\nb,1.21e200\nb,1.19e200\nb,1.22e200\nb,1.18e200\n' > "$TMP/big.csv"
+  run sh -c "bench-summarize --compare arm=a --format table '$TMP/big.csv' | tail -n 1"
+  assert_output "arm=b vs arm=a: v 1.200x [1.174, 1.226] higher (p = 4.1e-8, Welch)"
+  run sh -c "bench-summarize --compare arm=a --format csv '$TMP/big.csv' | awk -F, 'NR == 3 { printf \"%.10g %.10g\\n\", \$31, \$32 }'"
+  assert_output "20 8"
+  # The bootstrap scales too: its squared deviations overflowed to "too
+  # many resamples without spread" and "the jackknife is degenerate".
+  awk 'BEGIN { print "v"; for (i = 1; i <= 12; i++) printf "%.6ge200\n", 1 + i / 1000 }' > "$TMP/b12.csv"
+  for ci in boot-t bca; do
+    run sh -c "bench-summarize --ci $ci --seed 1 --format csv '$TMP/b12.csv' 2> /dev/null | awk -F, 'NR == 2 { print (\$10 > 1.001e200 && \$10 < 1.0065e200 && \$11 > 1.0065e200 && \$11 < 1.012e200) }'"
+    assert_output "1"
+  done
+  # Past DBL_MAX an interval is reported as overflow, not nan.
+  run sh -c "printf 'v\n1.7e308\n1.79e308\n1.75e308\n' | bench-summarize --format csv 2>&1 >/dev/null"
+  assert_output "bench-summarize: no interval: the interval overflows a double, in 1 row (first: column 'v', n=3)"
+}
+
+@test "numbers print right from subnormals to 1e308: exponent form at the ends, consistent tables, shortest CSV" {
+  run sh -c "printf 'v\n1.2e300\n1.3e300\n1.25e300\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$5, \$7, \$9, \$10, \$11 }'"
+  assert_output "1.25e300 5e298 1.2e300 1.3e300 1.12e300 1.38e300"
+  run sh -c "printf 'v\n2e-70\n3e-70\n2.5e-70\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$7, \$9, \$10, \$11 }'"
+  assert_output "2.5e-70 2e-70 3e-70 1.2e-70 3.8e-70"
+  # 1e15 + 0..9: min and max had 6 digits (1e15) beside a mean of 17.
+  run sh -c "awk 'BEGIN { print \"v\"; for (i = 0; i < 10; i++) printf \"100000000000000%d\\n\", i }' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$7, \$9; print (\$7 <= \$4 && \$4 <= \$9) }'"
+  assert_output "1000000000000004.5 1000000000000000 1000000000000009
+1"
+  # CSV writes the shortest text that reads back, as JSON does.
+  run sh -c "printf 'v\n1e-323\n1e-323\n' | bench-summarize --format csv --percentiles 50 2>/dev/null | cut -d, -f4,7"
+  assert_output "mean,min
+1e-323,1e-323"
+}
+
+@test "which way is better: by unit (gb_s and mb_s are rates), by --higher/--lower-is-better, else neutral" {
+  printf 'arm,gb_s,throughput_mb_s,t_ms,score,latency\n' > "$TMP/d.csv"
+  for i in 1 2 3 4 5; do echo "a,$((100+i)),$((100+i)),$((100+i)),$((100+i)),$((100+i))" >> "$TMP/d.csv"; echo "b,$((92+i)),$((92+i)),$((92+i)),$((92+i)),$((92+i))" >> "$TMP/d.csv"; done
+  run sh -c "bench-summarize --compare arm=a --format table '$TMP/d.csv' | tail -n 5"
+  assert_output "arm=b vs arm=a: gb_s 0.922x [0.901, 0.945] slower (p = 4.4e-5, Welch)
+arm=b vs arm=a: throughput_mb_s 0.922x [0.901, 0.945] slower (p = 4.4e-5, Welch)
+arm=b vs arm=a: t_ms 0.922x [0.901, 0.945] faster (p = 4.4e-5, Welch)
+arm=b vs arm=a: score 0.922x [0.901, 0.945] lower (p = 4.4e-5, Welch)
+arm=b vs arm=a: latency 0.922x [0.901, 0.945] faster (p = 4.4e-5, Welch)"
+  run sh -c "bench-summarize --compare arm=a --format table --higher-is-better score --lower-is-better gb_s '$TMP/d.csv' | tail -n 5 | cut -d' ' -f4,8"
+  assert_output "gb_s better
+throughput_mb_s slower
+t_ms faster
+score worse
+latency faster"
+  # A --ratio takes its numerator's way, or the opposite of its
+  # denominator's: a time over a time (d2h-overlap's speed-up) is neutral.
+  run sh -c "printf 'arm,serialized_ms,concurrent_ms,items\na,10,5,100\na,11,5,100\na,10,6,100\nb,10,8,100\nb,11,8,100\nb,10,9,100\n' | bench-summarize --compare arm=a --ratio serialized_ms/concurrent_ms --ratio items/concurrent_ms --value serialized_ms/concurrent_ms,items/concurrent_ms --format table 2>/dev/null | tail -n 2"
+  assert_output "arm=b vs arm=a: serialized_ms/concurrent_ms 0.64x [0.46, 0.91] lower (p = 0.028, Welch)
+arm=b vs arm=a: items/concurrent_ms 0.64x [0.50, 0.83] slower (p = 0.015, Welch)"
+  # d2h-overlap's hidden_ms (time hidden behind compute) and efficiency
+  # are better higher, a count of mismatches lower.
+  printf 'arm,hidden_ms,overlap_efficiency,mismatches\n' > "$TMP/o.csv"
+  for i in 1 2 3 4 5; do echo "a,$((100+i)),$((100+i)),$((100+i))" >> "$TMP/o.csv"; echo "b,$((92+i)),$((92+i)),$((92+i))" >> "$TMP/o.csv"; done
+  run sh -c "bench-summarize --compare arm=a --format table '$TMP/o.csv' 2>/dev/null | tail -n 3 | cut -d' ' -f4,8"
+  assert_output "hidden_ms worse
+overlap_efficiency worse
+mismatches better"
+  run bench-summarize --compare arm=a --higher-is-better nope "$TMP/d.csv"
+  assert_status 64
+  assert_output "bench-summarize: --higher-is-better: no column 'nope' in the input"
+}
+
+@test "--ci order on a --ratio column is the median's interval, unseeded; --log-scale ratios of means stay positive" {
+  run sh -c "printf 'a,b\n1,2\n2,3\n3,4\n4,6\n5,5\n6,7\n' | bench-summarize --ratio a/b --value a/b --ci order --seed 1 --format csv | cut -d, -f11-16"
+  assert_output "ci_low,ci_high,ci_stat,ci_method,ci_level,seed
+0.5,1,median,order,0.95,"
+  # Fieller's ratio of these is 0.13x [-0.11, 0.38]; on the log scale it
+  # is positive, with its own p.
+  run sh -c "printf 'arm,ms\na,1\na,1.2\na,0.9\nb,0.05\nb,0.3\nb,0.04\n' | bench-summarize --compare arm=a --log-scale --format table 2>/dev/null | tail -n 1"
+  assert_output "arm=b vs arm=a: ms no difference shown at 95% (0.126x [0.008, 1.971], p = 0.084, Welch on the log scale)"
+}
+
+@test "the seeded validation suite: every promise it checks holds (contrib/bench-summarize-coverage check)" {
+  ! valgrind_build || skip "thousands of runs of the command: too slow under valgrind"
+  run "$top_srcdir/contrib/bench-summarize-coverage" check
+  assert_status 0
+  run grep -c '^BROKEN' <<< "$output"
+  assert_output "0"
+}
+
+@test "--columns: only the named output columns, in their order, in every format; an unknown one exits 64" {
+  cd "$DATA"
+  run sh -c "bench-summarize --by arm,size_mib --compare arm=pageable --columns size_mib,arm,n,mean,ci_low,ci_high,ratio,p_welch --format markdown h2d.csv 2>/dev/null"
+  assert_status 0
+  assert_output "| size_mib | arm      |   n |  mean | ci_low | ci_high | ratio | p_welch |
+|:-------- |:-------- | ---:| -----:| ------:| -------:| -----:| -------:|
+| 8        | pinned   |   4 |  1.15 |   0.94 |    1.36 |  0.72 |  0.0056 |
+| 8        | pageable |   4 |  1.60 |   1.34 |    1.86 |     - |       - |
+| 64       | pinned   |   4 |  8.05 |   7.84 |    8.26 | 0.767 | 0.00021 |
+| 64       | pageable |   4 | 10.50 |   9.96 |   11.04 |     - |       - |
+
+- size_mib=8, arm=pinned vs arm=pageable: h2d_ms 0.72x [0.59, 0.87] faster (p = 0.0056, Welch)
+- size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p = 0.00021, Welch)"
+  run sh -c "bench-summarize --by arm,size_mib --value h2d_ms --columns mean,arm,p5 --format csv h2d.csv"
+  assert_output "mean,arm,p5
+1.15,pinned,1.0150000000000001
+1.6,pageable,1.43
+8.05,pinned,7.915
+10.5,pageable,10.145"
+  run sh -c "bench-summarize --by arm,size_mib --value h2d_ms --columns arm,mean --lower-is-better h2d_ms --higher-is-better h2d_ms --format json h2d.csv | head -n 2"
+  assert_output '[
+ {"arm": "pinned", "mean": 1.15},'
+  run bench-summarize --columns bogus h2d.csv
+  assert_status 64
+  assert_output "bench-summarize: --columns: no column 'bogus' in this output (its header names them)"
 }

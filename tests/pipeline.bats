@@ -207,12 +207,31 @@ seq0_leaf2.npy"
   done
 }
 
+# numpy_python: the first interpreter that imports numpy into $NUMPY_PY:
+# $PYTHON, then every python3 on PATH (a pyenv shim first on PATH may lack
+# numpy where /usr/bin/python3 has it), then python3.N beside them.  Skips
+# naming every interpreter tried when none does.
+numpy_python() {
+  local tried=() py
+  for py in ${PYTHON:+"$PYTHON"} $(type -ap python3) /usr/bin/python3 /usr/local/bin/python3 \
+            /usr/bin/python3.[0-9]* /usr/local/bin/python3.[0-9]*; do
+    case $py in *-config|*\*) continue ;; esac
+    [ -x "$py" ] || continue
+    tried+=("$py")
+    if "$py" -c 'import numpy' 2> /dev/null; then
+      NUMPY_PY=$py
+      return 0
+    fi
+  done
+  skip "numpy is not installed for any interpreter tried: ${tried[*]:-no python3 found}"
+}
+
 @test "--save-dir files load with numpy where it is installed" {
-  python3 -c 'import numpy' 2> /dev/null || skip "numpy is not installed"
+  numpy_python
   mkdir "$TMP/npy"
   CONSUME_ARGS="--save-dir $TMP/npy" run pipeline --size 400 --items 2 --dtype fp16 --kind nested
   assert_status 0
-  run python3 -c "
+  run "$NUMPY_PY" -c "
 import numpy as np, sys
 d = sys.argv[1]
 for s in (0, 1):
