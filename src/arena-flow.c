@@ -9,15 +9,29 @@
 
 /* ------------------------------------------------------------ producer */
 
+/* Items the arena holds when full: a consumer can never hold more, so a
+   producer never waits for more releases than this.  */
+static uint64_t
+items_when_full (const struct arena *arena)
+{
+  return arena->backend == ARENA_POOL ? arena->slot_count : arena->capacity / arena->slot_bytes;
+}
+
 /* Releases to wait for when there is no room: a quarter of the items the
    consumer holds, so the producer sleeps and is woken once per several
-   items and still refills long before the consumer runs dry.  */
+   items and still refills long before the consumer runs dry.  What it
+   holds comes from our own count of items published and the header's
+   count of releases, which anyone may rewrite: bounded by what the arena
+   holds when full, a scribbled count cannot make us wait for releases
+   that never come (a slice per item).  */
 static uint32_t
 releases_wanted (const struct arena *arena)
 {
-  const struct arena_header *h = arena->header;
-  uint64_t held = atomic_load (&h->produced) - atomic_load (&h->released);
-  return held >= 8 ? (uint32_t) (held / 4 < (1u << 30) ? held / 4 : (1u << 30)) : 1;
+  uint64_t held = arena->published - arena_released_count (arena);
+  uint64_t full = items_when_full (arena);
+  if (held > full)
+    held = full;
+  return held >= 8 ? (uint32_t) (held / 4) : 1;
 }
 
 static enum arena_status
@@ -137,7 +151,9 @@ arena_publish (struct arena *arena, const struct arena_handle *handle,
       rec->epoch = item->epoch;
       atomic_store_explicit (&h->head, arena->head, memory_order_release);
     }
-  atomic_fetch_add_explicit (&h->produced, 1, memory_order_release);
+  /* Stored from our own count, never incremented: a rewritten header
+     count is put right by the next item.  */
+  atomic_store_explicit (&h->produced, ++arena->published, memory_order_release);
   if (last)
     atomic_fetch_or (&h->state, ARENA_PRODUCER_DONE);
   if (!arena->first_publish_ns)
@@ -159,15 +175,16 @@ arena_drain (struct arena *arena, uint64_t timeout_ns, int stdout_fd)
   for (;;)
     {
       uint32_t seen = atomic_load_explicit (&h->releases, memory_order_acquire);
-      uint64_t released = atomic_load (&h->released), produced = atomic_load (&h->produced);
-      if (released == produced)
+      uint64_t left = arena->published - arena_released_count (arena);
+      if (left == 0)
         return ARENA_OK;
       /* Woken by the last release (a count older than SEEN only wakes us
          early, never late).  */
-      uint64_t left = produced - released;
-      enum arena_status st = arena_wait_for_release (arena, seen,
-                                                     left < (1u << 30) ? (uint32_t) left : (1u << 30),
-                                                     deadline, stdout_fd);
+      uint64_t full = items_when_full (arena);
+      if (left > full)
+        left = full;
+      enum arena_status st = arena_wait_for_release (arena, seen, (uint32_t) left, deadline,
+                                                     stdout_fd);
       if (st != ARENA_OK)
         return st;
     }
@@ -182,7 +199,22 @@ arena_consumer_attached (const struct arena *arena)
 uint64_t
 arena_released_count (const struct arena *arena)
 {
-  return atomic_load (&arena->header->released);
+  uint64_t released = atomic_load (&arena->header->released);
+  return released < arena->published ? released : arena->published;
+}
+
+uint64_t
+arena_published_count (const struct arena *arena)
+{
+  return arena->published;
+}
+
+uint64_t
+arena_produced_count (const struct arena *arena)
+{
+  uint64_t produced = atomic_load (&arena->header->produced);
+  uint64_t announced = arena->id.items * arena->id.epochs;
+  return produced < announced ? produced : announced;
 }
 
 /* ------------------------------------------------------------ consumer */

@@ -40,6 +40,11 @@ arena_slot_meta (const struct arena *arena)
    NULL if so, else why not.  */
 const char *arena_header_problem (const struct arena_header *h, uint64_t size);
 
+/* Is the object ST an arena's: regular, this user's, mode 0600, large
+   enough?  NULL if so, else why not.  */
+struct stat;
+const char *arena_object_problem (const struct stat *st);
+
 /* Is NAME one we create: "/arenabench." then digits, '.' and hex?  */
 bool arena_valid_name (const char *name);
 

@@ -42,7 +42,9 @@ static bool
 orphan (const char *name, bool *live)
 {
   *live = false;
-  int fd = shm_open (name, O_RDONLY, 0);
+  /* O_NONBLOCK: a FIFO planted under the name would block the open until
+     someone writes to it; fstat then passes it by.  */
+  int fd = shm_open (name, O_RDONLY | O_NONBLOCK, 0);
   if (fd < 0)
     return false;
   struct stat st;

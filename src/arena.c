@@ -99,6 +99,25 @@ arena_header_problem (const struct arena_header *h, uint64_t size)
   return NULL;
 }
 
+/* Is ST an object we may use as an arena: a regular file of this user,
+   closed to others, that its owner can read and write, large enough for a
+   header?  NULL if so, else why not.  */
+const char *
+arena_object_problem (const struct stat *st)
+{
+  if (!S_ISREG (st->st_mode))
+    return "not a regular shared-memory object";
+  if (st->st_uid != geteuid ())
+    return "owned by another user";
+  if ((st->st_mode & 077) != 0)
+    return "accessible to other users (mode is not 0600)";
+  if ((st->st_mode & 0600) != 0600)
+    return "its owner cannot read and write it (mode is not 0600)";
+  if ((uint64_t) st->st_size < ARENA_SLOT_TABLE + sizeof (struct arena_header))
+    return "too small to be an arena";
+  return NULL;
+}
+
 /* Names we create: "/arenabench." then digits, '.', hex; nothing else may
    reach shm_open, so a row cannot name an arbitrary file.  */
 bool
@@ -173,6 +192,7 @@ arena_format (struct arena *arena, void *base, uint64_t total, enum arena_backen
   arena->map_bytes = total;
   keep_geometry (arena, &image);
   arena->next_generation = 1;
+  arena->published = 0;
   /* Everything but the magic, still 0 in IMAGE (the counters start at
      zero).  */
   memcpy (arena->header, &image, sizeof image);
@@ -257,40 +277,47 @@ arena_attach (struct arena *arena, const char *name, const char **why)
   snprintf (arena->name, sizeof arena->name, "%s", name);
   snprintf (arena->path, sizeof arena->path, "/dev/shm%s", name);
   /* glibc's shm_open adds O_NOFOLLOW: a symlink planted under the name
-     fails with ELOOP.  */
-  int fd = high_fd (shm_open (name, O_RDWR, 0));
+     fails with ELOOP.  O_NONBLOCK: anyone can plant a FIFO under the name
+     in /dev/shm, and opening one to read would wait for a writer forever;
+     fstat below refuses it.  */
+  int fd = high_fd (shm_open (name, O_RDWR | O_NONBLOCK, 0));
   if (fd < 0 && errno == EACCES)
     /* Its mode may forbid writing: open it to read, so the checks below
        say what is wrong with it.  */
-    fd = high_fd (shm_open (name, O_RDONLY, 0));
+    fd = high_fd (shm_open (name, O_RDONLY | O_NONBLOCK, 0));
+  struct stat st;
+  const char *reason = NULL;
   if (fd < 0)
     {
       int err = errno;
-      *why = err == ENOENT ? "no such arena (its producer exited or it was consumed already)"
-        : err == ELOOP ? "is a symbolic link"
-        : "cannot open arena";
-      return err;
+      if (err == ENOENT || err == ELOOP)
+        {
+          *why = err == ENOENT ? "no such arena (its producer exited or it was consumed already)"
+            : "is a symbolic link";
+          return err;
+        }
+      /* Refused (another user's object, a directory, a socket): what the
+         object is, from its inode, is about the input, not the system.  */
+      int probe = open (arena->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (probe >= 0 && fstat (probe, &st) == 0)
+        reason = arena_object_problem (&st);
+      if (probe >= 0)
+        close (probe);
+      *why = reason ? reason : "cannot open arena";
+      return reason ? EPERM : err;
     }
-  struct stat st;
-  const char *reason = NULL;
   if (fstat (fd, &st) != 0)
     reason = "cannot stat arena";
-  else if (!S_ISREG (st.st_mode))
-    reason = "not a regular shared-memory object";
-  else if (st.st_uid != geteuid ())
-    reason = "owned by another user";
-  else if ((st.st_mode & 077) != 0)
-    reason = "accessible to other users (mode is not 0600)";
-  else if ((st.st_mode & 0600) != 0600)
-    reason = "its owner cannot read and write it (mode is not 0600)";
-  else if ((uint64_t) st.st_size < ARENA_SLOT_TABLE + sizeof (struct arena_header))
-    reason = "too small to be an arena";
+  else
+    reason = arena_object_problem (&st);
   if (reason)
     {
       close (fd);
       *why = reason;
       return EPERM;
     }
+  /* A regular file: reads and writes of it never wait anyway.  */
+  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
   void *base = mmap (NULL, (size_t) st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED)
     {
@@ -328,6 +355,7 @@ arena_attach (struct arena *arena, const char *name, const char **why)
       return err == EAGAIN || err == EACCES ? EBUSY : err;
     }
   arena->ring_expect = atomic_load (&arena->header->tail);
+  arena->producer_pid = h.producer_pid > 0 ? h.producer_pid : 0;
   atomic_store (&arena->header->consumer_pid, (int32_t) getpid ());
   atomic_fetch_or (&arena->header->state, ARENA_CONSUMER_ATTACHED);
   /* We hold the mapping; the name has done its job.  */

@@ -155,7 +155,10 @@ struct arena
   struct arena_identity id;
   uint64_t ring_expect;          /* consumer: where the next ring item begins */
   _Atomic uint64_t released;     /* consumer: items this side released */
+  int32_t producer_pid;          /* read once at attach, for messages */
   /* producer side */
+  uint64_t published;            /* items published: the header's count is
+                                    rewritten from it, never read back */
   uint64_t next_generation;
   uint32_t next_slot;
   uint64_t head;                 /* ring: the next byte, our own count */
@@ -226,10 +229,17 @@ enum arena_status arena_finish (struct arena *arena, uint64_t timeout_ns, int st
    of an epoch).  */
 enum arena_status arena_drain (struct arena *arena, uint64_t timeout_ns, int stdout_fd);
 
-/* Producer, after a wait failed: did a consumer attach, and how many
-   items has it released (as the shared header says)?  */
+/* Producer, after a wait failed: did a consumer attach, how many items
+   has it released (as the shared header says, but never more than were
+   published), and how many were published (our own count)?  */
 bool arena_consumer_attached (const struct arena *arena);
 uint64_t arena_released_count (const struct arena *arena);
+uint64_t arena_published_count (const struct arena *arena);
+
+/* Consumer: how many items the producer says it published, never more
+   than its header announced (items times epochs): a count for messages
+   that anyone with access to the object may have rewritten.  */
+uint64_t arena_produced_count (const struct arena *arena);
 
 /* Either side: remove the name (harmless when already gone).  */
 void arena_unlink (struct arena *arena);

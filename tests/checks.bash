@@ -1,12 +1,6 @@
 # Checks shared by messages.bats, receipts.bats and h2d-check.bats, for
 # arena-consume and for h2d-check on the GPU.
 
-# Print column NAME of every data row of the CSV on stdin.
-column() {
-  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
-                        { print $c }'
-}
-
 # A 4-slot pool of 8 MiB items: one 4 KiB header page and four slots.
 MAPPING=$((4096 + 4 * 8388608))
 

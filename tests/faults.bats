@@ -608,3 +608,100 @@ status 65"
   assert_status 71
   assert_output "arena-produce: cannot create a pool arena of 1052672 bytes in /dev/shm: larger than the file size limit (ulimit -f)"
 }
+
+# ------------------------------------- objects another user plants, counts
+# another user rewrites (issue 30: items 1 and 4)
+
+# Hostile objects under our prefix go only in a private /dev/shm: in the
+# shared one they would reach other users' sweeps.
+require_private_shm() {
+  [ "${ARENABENCH_SHM:-}" = private ] || skip "needs a private /dev/shm (tests/run-bats makes one as root)"
+}
+
+# as_nobody: the words that run a command as nobody, or a skip.
+as_nobody() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to run a command as another user"
+  command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
+  setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$(command -v arena-consume)" \
+    || skip "nobody cannot run $(command -v arena-consume)"
+  NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+}
+
+@test "a FIFO under an arena name: --sweep, a producer's start and a consumer's end pass it by, at once" {
+  require_private_shm
+  local fifo=/dev/shm/arenabench.$$.f1f0
+  mkfifo -m 0600 "$fifo"
+  PLANTED+=("$fifo")
+  run timeout 20 arena-produce --sweep
+  assert_status 0
+  assert_output "removed 0 orphaned arenas; 0 in use left alone"
+  # A producer sweeps at start, a consumer at the end of its input.
+  run timeout 20 bash -c "set -o pipefail; arena-produce --size 4096 --items 2 --slots 2 | arena-consume --report run | columns items mismatches"
+  assert_status 0
+  assert_output "items,mismatches
+2,0"
+  [ -p "$fifo" ]
+}
+
+@test "a row naming a FIFO, a directory or a socket of another user: refused (65) at once, never opened to wait" {
+  require_private_shm
+  as_nobody
+  produce 1 --size 4096 --items 1 --slots 1
+  local name kind
+  for kind in fifo dir socket; do
+    name=/arenabench.$$.f1f$((${#kind}))
+    case $kind in
+      fifo) mkfifo -m 0644 "/dev/shm$name" ;;
+      dir) mkdir -m 0755 "/dev/shm$name" ;;
+      socket) python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "/dev/shm$name" 2> /dev/null \
+                || { echo "# no python3: socket case not run" >&3; continue; } ;;
+    esac
+    PLANTED+=("/dev/shm$name")
+    sed "2s|^$ARENA,|$name,|" "$TMP/rows.csv" > "$TMP/planted.csv"
+    run timeout 20 "${NOBODY[@]}" arena-consume < "$TMP/planted.csv"
+    rmdir "/dev/shm$name" 2> /dev/null || rm -f "/dev/shm$name"
+    assert_status 65
+    assert_output "arena-consume: line 2: arena '$name': not a regular shared-memory object"
+  done
+  finish "$PRODUCER" 4
+  [ "$status" -eq 75 ]
+}
+
+@test "root's arena given to a consumer run as nobody: 65, owned by another user, as the man page says" {
+  as_nobody
+  produce 1 --size 4096 --items 1 --slots 1 --timeout 1
+  run "${NOBODY[@]}" arena-consume < "$TMP/rows.csv"
+  assert_status 65
+  assert_output "arena-consume: line 2: arena '$ARENA': owned by another user"
+  [ -e "/dev/shm$ARENA" ]
+  finish "$PRODUCER" 4
+  [ "$status" -eq 75 ]
+}
+
+# The header's counters at these offsets (struct arena_header).
+PRODUCED_AT=72
+RELEASED_AT=80
+
+@test "a release count rewritten to 2^63 before the consumer attaches: the pipeline still runs, both exit 0" {
+  # Before the fix each wait for space asked for 2^30 releases and slept a
+  # liveness slice per item, and the producer's final wait never ended.
+  run timeout 120 bash -c "set -o pipefail
+    arena-produce --size 4096 --items 40 --slots 4 --timeout 20 | {
+      IFS= read -r header && IFS= read -r first || exit 9
+      # The arena is full and its producer waits: rewrite the count.
+      printf '\0\0\0\0\0\0\0\200' | dd of=/dev/shm\${first%%,*} bs=1 seek=$RELEASED_AT conv=notrunc status=none
+      { printf '%s\n%s\n' \"\$header\" \"\$first\"; cat; } | arena-consume --report run
+    } | columns items mismatches"
+  assert_status 0
+  assert_output "items,mismatches
+40,0"
+}
+
+@test "a producer's message after a rewritten header counts what it wrote, not what the header says" {
+  produce 2 --size 4096 --items 4 --slots 2 --timeout 1
+  printf '\377\377\377\377\377\0\0\0' | dd of="/dev/shm$ARENA" bs=1 seek=$PRODUCED_AT conv=notrunc status=none
+  finish "$PRODUCER" 6
+  [ "$status" -eq 75 ]
+  run cat "$TMP/producer.err"
+  [[ ${lines[-1]} =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ consumer\ attached\ to\ arena\ \'$NAME_RE\'\ in\ 1\ s,\ 2\ rows\ written: ]]
+}

@@ -54,6 +54,20 @@ pipeline() {
   done
 }
 
+# The page of a ring holds a whole number of records here (64 + 4032 is
+# 4096, 2 x (64 + 1984) too): the last record ends exactly at the end of
+# the ring and must still be placed there, not pushed to the next lap.
+@test "a ring whose capacity is an exact multiple of its record: every item placed, none waits for a consumer" {
+  local slots size
+  for slots in 1 2; do
+    size=$((4096 / slots - 64))
+    run timeout 60 bash -c "set -o pipefail; arena-produce --backend ring --slots $slots --size $size --dtype uint8 --items 6 --timeout 10 | arena-consume --report run | columns items mismatches shm_bytes"
+    assert_status 0
+    assert_output "items,mismatches,shm_bytes
+6,0,8192"
+  done
+}
+
 @test "receipts: wait_ns and verify_ns are counts; --no-verify leaves them empty" {
   run pipeline --size 4096 --items 3
   assert_status 0

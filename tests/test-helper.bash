@@ -109,6 +109,28 @@ require_gpu() {
   gpu_listed || skip "no NVIDIA GPU on this machine"
 }
 
+# columns NAME...: the named columns of the CSV on stdin, header line and
+# rows, joined by commas in the order named: tests read receipts and rows
+# by column name, so that a new column moves no assertion.  An unknown
+# name fails (exit 2), saying which.  Exported: `run bash -c` pipelines
+# use it too.
+columns() {
+  awk -F, -v names="$*" '
+    NR == 1 {
+      n = split(names, want, " ")
+      for (i = 1; i <= NF; i++) at[$i] = i
+      for (k = 1; k <= n; k++)
+        if (!(want[k] in at)) { print "columns: no column " want[k] > "/dev/stderr"; bad = 1; exit 2 }
+    }
+    { line = $(at[want[1]]); for (k = 2; k <= n; k++) line = line "," $(at[want[k]]); print line }'
+}
+
+# column NAME: the values of column NAME, one per data row.
+column() {
+  columns "$1" | tail -n +2
+}
+export -f columns column
+
 # Compare $output with an expected text, showing both on failure.
 assert_output() {
   if [ "$output" != "$1" ]; then

@@ -274,6 +274,49 @@ test_pool (void)
   drop_pair (&p, &c);
 }
 
+/* A ring whose capacity is a whole number of records: the last record
+   ends exactly at the end (at + need == capacity) and still fits, in the
+   first lap and after every wrap.  One record of PAGE bytes in a
+   one-page ring, and two of half a page.  */
+static void
+test_ring_exact_fit (void)
+{
+  for (uint32_t slots = 1; slots <= 2; slots++)
+    {
+      struct arena p, c;
+      uint64_t bytes = page / slots - ARENA_RECORD_BYTES;
+      if (!ok (make_pair (&p, &c, ARENA_RING, bytes, slots), "exact-fit ring of %" PRIu32
+               ": create and attach", slots))
+        continue;
+      const char *why = "";
+      uint64_t bad = 0, placed = 0;
+      bad += p.header->capacity != page;
+      /* Three laps, one item at a time: each is placed at once.  */
+      for (uint64_t i = 0; i < 3 * slots; i++)
+        {
+          struct arena_handle hd;
+          if (arena_reserve (&p, bytes, 50 * MS, -1, &hd) != ARENA_OK)
+            break;
+          placed++;
+          bad += hd.offset != p.header_bytes + (i % slots) * (page / slots) + ARENA_RECORD_BYTES;
+          publish (&p, &hd);
+          bad += check (&c, &hd, &why) != ARENA_OK;
+          bad += arena_release (&c, &hd, &why) != ARENA_OK;
+        }
+      ok (bad == 0 && placed == 3 * slots, "exact-fit ring of %" PRIu32 " records of %" PRIu64
+          " bytes: %" PRIu64 " of %" PRIu32 " items placed, at their offsets", slots, bytes,
+          placed, 3 * slots);
+      /* Full: SLOTS records fit without a release, the next waits.  */
+      struct arena_handle hs[3];
+      uint32_t filled = 0;
+      while (filled < 3 && arena_reserve (&p, bytes, 50 * MS, -1, &hs[filled]) == ARENA_OK)
+        publish (&p, &hs[filled++]);
+      ok (filled == slots, "exact-fit ring of %" PRIu32 ": %" PRIu32 " fit at once, then it is full",
+          slots, filled);
+      drop_pair (&p, &c);
+    }
+}
+
 static void
 test_ring (void)
 {
@@ -936,6 +979,7 @@ main (int argc, char **argv)
   test_create ();
   test_pool ();
   test_ring ();
+  test_ring_exact_fit ();
   test_wakeup (ARENA_POOL);
   test_wakeup (ARENA_RING);
   test_peer_gone ();
