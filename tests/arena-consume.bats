@@ -36,6 +36,7 @@ teardown() {
 start_producer() {
   local want=$1 file=$2
   shift 2
+  : > "$file"   # emptied first: the background redirection truncates it only once it runs
   arena-produce --timeout 10 "$@" > "$file" 2> "$file.err" 3>&- &
   PRODUCERS+=("$!")
   PRODUCER=$!
@@ -418,7 +419,8 @@ EOF
   # One slot, three items: the producer waits for space after row 1.  Once
   # row 1 is released it refills the slot, so row 1 replayed is stale.
   start_producer 1 "$TMP/rows.csv" --size 4096 --items 3 --slots 1
-  run bash -c "{ sed -n 1,2p '$TMP/rows.csv'; sleep 0.5; sed -n 2p '$TMP/rows.csv'; } | arena-consume > /dev/null"
+  # Row 2 appears once row 1 is released and its slot refilled.
+  run bash -c "{ sed -n 1,2p '$TMP/rows.csv'; wait_rows '$TMP/rows.csv' 3; sed -n 2p '$TMP/rows.csv'; } | arena-consume > /dev/null"
   assert_status 65
   assert_output "arena-consume: line 3: arena '$(arena_name)': stale generation: the slot holds another item"
   producer_ended 75
@@ -667,7 +669,8 @@ EOF2
   local producer=$!
   timeout 20 arena-consume --timeout 0.5 < "$TMP/pipe" > /dev/null 2> "$TMP/err" 3>&- &
   local consumer=$!
-  sleep 0.3
+  # Rows are flowing once the consumer (timeout's child) has attached.
+  wait_until 10 eval 'maps_arena "$(pgrep -P "$consumer")"'
   # The worker writes the rows: stop it and its parent.
   local stopped="$producer $(pgrep -P "$producer")"
   kill -STOP $stopped

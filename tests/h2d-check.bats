@@ -156,6 +156,7 @@ TABLE
 produce_in_background() {
   local items=$1 want=$(($1 + 1))
   shift
+  : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
   arena-produce --items "$items" "$@" --timeout 60 > "$TMP/rows.csv" &
   PRODUCER=$!
   for _ in $(seq 200); do

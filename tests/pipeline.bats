@@ -284,14 +284,21 @@ ended() {
   wait "$pid" || ENDED=$?
 }
 
-# Start a pipeline with room for a million items, let it run, and stop
-# the consumer so the producer is waiting for space.
+# workers_waiting: every worker of $PRODUCER sleeps on the futex of its
+# arena, waiting for space.
+workers_waiting() {
+  local pid workers
+  workers=$(pgrep -P "$PRODUCER") || return 1
+  for pid in $workers; do in_kernel_wait "$pid" futex || return 1; done
+}
+
+# Start a pipeline with room for a million items, and stop the consumer
+# once it has attached; returns when the producer waits for space.
 start_and_stall() {
   launch --size 4096 --items 1000000 --slots 4 --timeout 30 "$@"
   wait_attached
-  sleep 0.2
   kill -STOP "$CONSUMER"
-  sleep 0.3
+  wait_until 20 workers_waiting
 }
 
 kill_consumer() {
@@ -393,7 +400,7 @@ kill_producer() {
   local pid i
   for pid in $workers; do
     for i in $(seq 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.05; done
-    ! kill -0 "$pid" 2> /dev/null
+    if kill -0 "$pid" 2> /dev/null; then echo "worker $pid outlived its producer" >&2; return 1; fi
   done
   kill -CONT "$CONSUMER" 2> /dev/null || true
   ended "$CONSUMER" 5
@@ -408,6 +415,7 @@ kill_producer() {
 # items through 2 slots each, and no consumer; once every worker has
 # written its 2 rows, its N arenas are there.
 start_workers() {
+  : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
   env --default-signal arena-produce --size 4096 --items 10 --slots 2 --workers "$1" --timeout 30 \
     > "$TMP/rows.csv" 2> "$TMP/producer.err" 3>&- &
   PRODUCER=$!

@@ -49,7 +49,8 @@ load checks
   total=$(( $(stat -f -c %b /dev/shm) * $(stat -f -c %S /dev/shm) ))
   before=$(printf '%s\n' "$output" | column shm_avail_before_bytes)
   after=$(printf '%s\n' "$output" | column shm_avail_after_bytes)
-  [ "$before" -le "$total" ] && [ "$after" -le "$total" ]
+  [ "$before" -le "$total" ]
+  [ "$after" -le "$total" ]
   # At the end the arena still holds its pages: available is lower by it.
   [ "$after" -le $((total - MAPPING)) ]
 }
