@@ -16,8 +16,6 @@
 /* The slot table follows the header.  */
 _Static_assert (sizeof (struct arena_header) <= ARENA_SLOT_TABLE, "arena header too large");
 
-const char *const arena_backend_names[ARENA_BACKEND_COUNT + 1] = { "pool", "ring", NULL };
-
 static uint64_t
 page_size (void)
 {
@@ -29,23 +27,9 @@ uint64_t
 arena_size (enum arena_backend backend, uint64_t item_bytes, uint32_t slots,
             uint64_t *header_bytes, uint64_t *capacity, uint64_t *slot_bytes)
 {
-  uint64_t page = page_size ();
-  uint64_t table = backend == ARENA_POOL
-    ? (uint64_t) slots * (sizeof (uint64_t) + sizeof (struct arena_slot_meta)) : 0;
+  uint64_t page = page_size (), table;
+  arena_backends[backend]->size (item_bytes, slots, page, &table, capacity, slot_bytes);
   *header_bytes = arena_align_up (ARENA_SLOT_TABLE + table, page);
-  if (backend == ARENA_POOL)
-    {
-      /* Page-aligned slots: each item starts on its own page.  */
-      *slot_bytes = arena_align_up (item_bytes ? item_bytes : 1, page);
-      *capacity = *slot_bytes * slots;
-    }
-  else
-    {
-      /* A whole number of equal records never leaves a tail too short to
-         use, so SLOTS items of ITEM_BYTES fit at once.  */
-      *slot_bytes = arena_ring_record_size (item_bytes);
-      *capacity = arena_align_up (*slot_bytes * slots, page);
-    }
   return *header_bytes + *capacity;
 }
 
@@ -84,10 +68,11 @@ arena_header_problem (const struct arena_header *h, uint64_t size)
     return "unknown backend in header";
   if (h->slot_count == 0 || h->slot_count > ARENA_MAX_SLOTS)
     return "bad slot count in header";
-  if (h->backend == ARENA_RING && h->slot_bytes < ARENA_RECORD_BYTES + ARENA_ALIGN)
-    return "bad record size in header";
-  if (arena_size (h->backend, h->backend == ARENA_POOL ? h->slot_bytes
-                  : h->slot_bytes - ARENA_RECORD_BYTES, h->slot_count, &hb, &cap, &sb) != size
+  uint64_t item_bytes;
+  const char *why = arena_backends[h->backend]->item_bytes (h, &item_bytes);
+  if (why)
+    return why;
+  if (arena_size (h->backend, item_bytes, h->slot_count, &hb, &cap, &sb) != size
       || hb != h->header_bytes || cap != h->capacity || sb != h->slot_bytes)
     return "header sizes do not match the object's size";
   if (h->workers == 0 || h->workers > ARENA_MAX_WORKERS || h->worker >= h->workers

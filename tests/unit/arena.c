@@ -5,6 +5,8 @@
    object), except where a second process is the point of the test.  */
 #include "system.h"
 #include "arena.h"
+#include "arena-layout.h"
+#include "arena-sync.h"
 #include "clock.h"
 #include "die.h"
 #include "payload.h"
@@ -315,6 +317,57 @@ test_ring_exact_fit (void)
           slots, filled);
       drop_pair (&p, &c);
     }
+}
+
+/* What a rewritten header can make us report or wait for.  */
+static void
+test_header_counts (void)
+{
+  struct arena p, c;
+  if (!ok (make_pair (&p, &c, ARENA_POOL, 4096, 2), "header counts: create and attach"))
+    return;
+  struct arena_handle hd;
+  arena_reserve (&p, 4096, SEC, -1, &hd);
+  publish (&p, &hd);
+  atomic_store (&p.header->produced, UINT64_C (1) << 50);
+  ok (arena_produced_count (&c) == test_id.items * test_id.epochs,
+      "a produced count past what the run announced is bounded by it (%" PRIu64 ")",
+      arena_produced_count (&c));
+  atomic_store (&p.header->released, UINT64_C (1) << 63);
+  ok (arena_released_count (&p) == 1 && arena_published_count (&p) == 1,
+      "a release count past what was published is bounded by it (%" PRIu64 " of %" PRIu64 ")",
+      arena_released_count (&p), arena_published_count (&p));
+  atomic_store (&p.header->released, 0);
+  arena_reserve (&p, 4096, SEC, -1, &hd);
+  publish (&p, &hd);
+  ok (atomic_load (&p.header->produced) == 2, "the next publish stores our own count (%" PRIu64 ")",
+      (uint64_t) atomic_load (&p.header->produced));
+  drop_pair (&p, &c);
+  /* A release count rewritten to 0 after many items: the producer waits
+     for no more releases than the full arena holds.  */
+  if (make_pair (&p, &c, ARENA_POOL, 4096, 2))
+    {
+      const char *why;
+      for (int i = 0; i < 40; i++)
+        {
+          arena_reserve (&p, 4096, SEC, -1, &hd);
+          publish (&p, &hd);
+          check (&c, &hd, &why);
+          arena_release (&c, &hd, &why);
+        }
+      atomic_store (&p.header->released, 0);
+      ok (arena_releases_wanted (&p) == 1, "released rewritten to 0 after 40 items: the producer "
+          "waits for %" PRIu32 " release (at most a quarter of the 2 the pool holds)",
+          arena_releases_wanted (&p));
+      drop_pair (&p, &c);
+    }
+  /* When the kernel cannot say whether a lock is held, it is: a live
+     arena is never swept.  */
+  ok (arena_lock_held (-1, ARENA_LOCK_PRODUCER), "a lock query that fails counts as held");
+  /* The largest slot count a header may hold is accepted.  */
+  ok (make_pair (&p, &c, ARENA_RING, 1, ARENA_MAX_SLOTS), "a ring of ARENA_MAX_SLOTS (%d) records attaches",
+      ARENA_MAX_SLOTS);
+  drop_pair (&p, &c);
 }
 
 static void
@@ -979,6 +1032,7 @@ main (int argc, char **argv)
   test_create ();
   test_pool ();
   test_ring ();
+  test_header_counts ();
   test_ring_exact_fit ();
   test_wakeup (ARENA_POOL);
   test_wakeup (ARENA_RING);
