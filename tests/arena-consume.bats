@@ -70,7 +70,7 @@ edit() {
 }
 
 arena_name() {
-  sed -n 2p "$TMP/rows.csv" | cut -d, -f1
+  column arena < "$TMP/rows.csv" | head -n 1
 }
 
 # ---------------------------------------------------------------- options
@@ -481,7 +481,7 @@ EOF
 @test "columns in any order are accepted" {
   start_producer 3 "$TMP/rows.csv" --size 4096 --items 3
   awk -F, -v OFS=, '{ t = $1; $1 = $18; $18 = t; s = $3; $3 = $7; $7 = s; print }' "$TMP/rows.csv" > "$TMP/in.csv"
-  run bash -c "arena-consume < '$TMP/in.csv' | cut -d, -f9,15"
+  run bash -c "arena-consume < '$TMP/in.csv' | columns sequence mismatches"
   assert_status 0
   assert_output "sequence,mismatches
 0,0
@@ -499,7 +499,7 @@ EOF
   run bash -c "arena-consume < '$TMP/rows.csv' > '$TMP/receipts.csv'"
   assert_status 1
   assert_output "arena-consume: line 2: sequence 0 leaf 0 index 10: expected 10 (0x41200000), found 12 (0x41400000) (1 mismatched element in the item)"
-  run cut -d, -f9,15 "$TMP/receipts.csv"
+  run bash -c "columns sequence mismatches < '$TMP/receipts.csv'"
   assert_output "sequence,mismatches
 0,1
 1,0"
@@ -521,7 +521,7 @@ EOF
 
   start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4 --dtype uint8 --kind nested
   printf '\xff' | dd of="/dev/shm$(arena_name)" bs=1 seek=$((4096 + 8192 + 4096 + 2)) conv=notrunc status=none
-  run bash -c "arena-consume --no-verify < '$TMP/rows.csv' | cut -d, -f9,14,15"
+  run bash -c "arena-consume --no-verify < '$TMP/rows.csv' | columns sequence verify_ns mismatches"
   assert_status 0
   assert_output "sequence,verify_ns,mismatches
 0,,
@@ -563,7 +563,7 @@ arena-consume: 1 of 2 announced items missing"
 
   start_producer 2 "$TMP/a.csv" --size 4096 --items 2
   start_producer 2 "$TMP/b.csv" --size 8192 --items 2
-  run bash -c "{ cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume | cut -d, -f1,4,9,15"
+  run bash -c "{ cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume | columns arm size_bytes sequence mismatches"
   assert_status 0
   assert_output "arm,size_bytes,sequence,mismatches
 pool-pageable,4096,0,0
@@ -629,7 +629,7 @@ arena-consume: 6 of 8 announced items missing"
     # bytes 16 further; a ring record is the 64 bytes before the payload.
     start_producer 1 "$TMP/rows.csv" --backend "$backend" --size 8192 --items 1 --slots 1
     local at=280
-    [ "$backend" = ring ] && at=$(( $(sed -n 2p "$TMP/rows.csv" | cut -d, -f4) - 64 + 16 ))
+    [ "$backend" = ring ] && at=$(( $(column offset < "$TMP/rows.csv" | head -n 1) - 64 + 16 ))
     printf '\0\020\0\0\0\0\0\0' | dd of="/dev/shm$(arena_name)" bs=1 seek="$at" conv=notrunc status=none
     run bash -c "arena-consume < '$TMP/rows.csv' > /dev/null"
     assert_status 65

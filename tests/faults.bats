@@ -142,7 +142,7 @@ check_rounds() {
 # in_tiny_shm SCRIPT: run SCRIPT with a 256 KiB tmpfs over /dev/shm, in a
 # mount namespace of its own; what it prints last is `ls /dev/shm` there.
 in_tiny_shm() {
-  unshare -m sh -c "mount -t tmpfs -o size=256k arenabench-test /dev/shm || exit 99
+  unshare -m bash -c "mount -t tmpfs -o size=256k arenabench-test /dev/shm || exit 99
 $1
 echo \"left: \$(ls /dev/shm | wc -l)\"" 3>&-
 }
@@ -179,7 +179,7 @@ left: 0"
 
 @test "a run that fits the small /dev/shm completes: the limit, not the mount, made the errors above" {
   require_tiny_shm
-  run in_tiny_shm "arena-produce --size 100K --slots 2 --items 20 --timeout 5 | arena-consume --report run | cut -d, -f9-10"
+  run in_tiny_shm "arena-produce --size 100K --slots 2 --items 20 --timeout 5 | arena-consume --report run | columns items bytes"
   assert_output "items,bytes
 20,2048000
 left: 0"
@@ -198,7 +198,7 @@ produce() {
   background arena-produce --timeout 2 "$@" > "$TMP/rows.csv" 2> "$TMP/producer.err"
   PRODUCER=$LAST
   wait_rows "$TMP/rows.csv" $((want + 1))
-  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  ARENA=$(first_arena "$TMP/rows.csv")
 }
 
 @test "an arena made by another user (a producer run as nobody): refused, exit 65, left to its owner" {
@@ -209,7 +209,7 @@ produce() {
     arena-produce --size 4096 --items 1 --slots 1 --timeout 1 > "$TMP/rows.csv" 2> "$TMP/producer.err"
   PRODUCER=$LAST
   wait_rows "$TMP/rows.csv" 2
-  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  ARENA=$(first_arena "$TMP/rows.csv")
   [ "$(stat -c %U:%a "/dev/shm$ARENA")" = nobody:600 ]
   run arena-consume < "$TMP/rows.csv"
   assert_status 65
@@ -234,7 +234,7 @@ produce() {
   [ -L "$link" ]
   [ -f "/dev/shm$ARENA" ]
   # The real rows still go through: nothing was read or changed by the refusal.
-  run bash -c "arena-consume < '$TMP/rows.csv' | cut -d, -f9-15"
+  run bash -c "arena-consume < '$TMP/rows.csv' | columns sequence worker epoch bytes wait_ns verify_ns mismatches"
   assert_status 0
   [ "${#lines[@]}" -eq 2 ]
   [ "${lines[0]}" = "sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches" ]
@@ -411,7 +411,7 @@ require_pid_namespace() {
   local i backend
   for i in $(seq 20); do
     backend=pool; [ $((i % 2)) -eq 0 ] && backend=ring
-    run bash -c "set -o pipefail; unshare -pf --mount-proc arena-produce --backend $backend --size 64K --items 50 --slots 2 --timeout 5 3>&- | arena-consume --report run | cut -d, -f9,16"
+    run bash -c "set -o pipefail; unshare -pf --mount-proc arena-produce --backend $backend --size 64K --items 50 --slots 2 --timeout 5 3>&- | arena-consume --report run | columns items mismatches"
     assert_status 0
     assert_output "items,mismatches
 50,0"
@@ -446,7 +446,7 @@ require_pid_namespace() {
   background unshare -pf --mount-proc arena-produce --size 4096 --items 2 --slots 2 --timeout 20 > "$TMP/rows.csv" 2> /dev/null
   local outer=$LAST
   wait_rows "$TMP/rows.csv" 3
-  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  ARENA=$(first_arena "$TMP/rows.csv")
   # Its name carries a pid of its namespace, which may mean nothing here.
   run arena-produce --sweep
   assert_status 0
@@ -469,11 +469,11 @@ require_pid_namespace() {
   background arena-produce --size 4096 --items 2 --slots 2 --timeout 20 > "$TMP/live.csv" 2> /dev/null
   wait_rows "$TMP/live.csv" 3
   local live
-  live=$(sed -n 2p "$TMP/live.csv" | cut -d, -f1)
+  live=$(first_arena "$TMP/live.csv")
   arena-produce --size 4096 --items 2 --slots 2 --timeout 20 > "$TMP/rows.csv" 2> /dev/null 3>&- &
   local victim=$!
   wait_rows "$TMP/rows.csv" 3
-  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  ARENA=$(first_arena "$TMP/rows.csv")
   kill -KILL "$victim" $(pgrep -P "$victim")
   wait "$victim" 2> /dev/null || true
   sweep_removes "$ARENA"
@@ -491,7 +491,7 @@ require_pid_namespace() {
   [[ ${lines[0]} =~ ^arena-produce:\ worker\ 0:\ no\ consumer\ has\ attached\ to\ arena\ \'$NAME_RE\'\ 3\ s\ after\ its\ first\ row:\ a\ filter\ in\ the\ pipe\ may\ be\ holding\ the\ rows\ \(use\ grep\ --line-buffered,\ sed\ -u,\ stdbuf\ -oL,\ or\ fflush\(\)\ in\ awk\)\;\ waiting\ up\ to\ --timeout$ ]]
   [[ ${lines[1]} =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ consumer\ attached\ to\ arena\ \'$NAME_RE\'\ in\ 4\ s,\ 2\ rows\ written:\ the\ rows\ are\ not\ reaching\ a\ consumer\ \(a\ filter\ in\ the\ pipe\ holds\ them,\ or\ nobody\ reads\ them\)$ ]]
   # With --line-buffered the same pipe works.
-  run bash -c "set -o pipefail; arena-produce --size 4096 --items 8 --slots 2 --timeout 4 | grep --line-buffered -v no-such-text | arena-consume --report run | cut -d, -f9"
+  run bash -c "set -o pipefail; arena-produce --size 4096 --items 8 --slots 2 --timeout 4 | grep --line-buffered -v no-such-text | arena-consume --report run | columns items"
   assert_status 0
   assert_output "items
 8"
@@ -561,10 +561,10 @@ PY
 @test "umask 0277: the arena is still 0600 and the pipeline completes" {
   background bash -c "umask 0277; exec arena-produce --size 4096 --items 2 --slots 2 --timeout 20" > "$TMP/rows.csv" 2> /dev/null
   wait_rows "$TMP/rows.csv" 3
-  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  ARENA=$(first_arena "$TMP/rows.csv")
   run stat -c %a "/dev/shm$ARENA"
   assert_output 600
-  run bash -c "set -o pipefail; umask 0277; arena-produce --size 4096 --items 3 --slots 2 --timeout 5 | arena-consume --report run | cut -d, -f9,16"
+  run bash -c "set -o pipefail; umask 0277; arena-produce --size 4096 --items 3 --slots 2 --timeout 5 | arena-consume --report run | columns items mismatches"
   assert_status 0
   assert_output "items,mismatches
 3,0"
@@ -574,7 +574,7 @@ PY
   background arena-produce --size 4096 --items 2 --slots 2 --timeout 20 > "$TMP/rows.csv" 2> /dev/null
   local producer=$LAST
   wait_rows "$TMP/rows.csv" 3
-  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  ARENA=$(first_arena "$TMP/rows.csv")
   chmod 0400 "/dev/shm$ARENA"
   run arena-consume < "$TMP/rows.csv"
   assert_status 65
@@ -589,7 +589,7 @@ PY
   command -v python3 > /dev/null || skip "python3 is needed to hold the first consumer's lock"
   background arena-produce --size 4096 --items 2 --slots 2 --timeout 20 > "$TMP/rows.csv" 2> /dev/null
   wait_rows "$TMP/rows.csv" 3
-  ARENA=$(sed -n 2p "$TMP/rows.csv" | cut -d, -f1)
+  ARENA=$(first_arena "$TMP/rows.csv")
   # The first consumer's lock (an OFD write lock on byte 1), held while a
   # second one that opened the name before the first unlinked it attaches.
   run python3 - "/dev/shm$ARENA" "$TMP/rows.csv" <<'PY'

@@ -46,7 +46,7 @@ pipeline() {
         for seq in 0 1 2 3 4; do
           want+=$'\n'"$backend-pageable,$backend,0,1000,$dtype,$kind,1,2,$seq,0,0,$bytes,0"
         done
-        run bash -c "set -o pipefail; arena-produce --backend $backend --dtype $dtype --kind $kind --size 1000 --items 5 --slots 2 | arena-consume | cut -d, -f1-12,15"
+        run bash -c "set -o pipefail; arena-produce --backend $backend --dtype $dtype --kind $kind --size 1000 --items 5 --slots 2 | arena-consume | columns arm backend pinned size_bytes dtype kind workers slots sequence worker epoch bytes mismatches"
         assert_status 0
         assert_output "${want/,wait_ns,verify_ns/}"
       done
@@ -85,7 +85,7 @@ pipeline() {
 }
 
 @test "workers: one arena each, every sequence once, from its own worker" {
-  run bash -c "set -o pipefail; arena-produce --size 512 --items 4 --workers 3 --slots 2 | arena-consume | tail -n +2 | cut -d, -f7,9,10,11 | sort -t, -k2,2n"
+  run bash -c "set -o pipefail; arena-produce --size 512 --items 4 --workers 3 --slots 2 | arena-consume | columns workers sequence worker epoch | tail -n +2 | sort -t, -k2,2n"
   assert_status 0
   assert_output "3,0,0,0
 3,1,0,0
@@ -104,7 +104,7 @@ pipeline() {
 @test "epochs and warm-up: warm-up epochs are left out of receipts and the window" {
   CONSUME_ARGS='--warmup-epochs 1' run pipeline --size 4096 --items 2 --epochs 3
   assert_status 0
-  run bash -c "printf '%s\n' \"\$0\" | cut -d, -f9,11" "$output"
+  run bash -c "printf '%s\n' \"\$0\" | columns sequence epoch" "$output"
   assert_output "sequence,epoch
 2,1
 3,1
@@ -138,7 +138,7 @@ pipeline() {
   CONSUME_ARGS='--report run' run pipeline --size 64K --items 4 --pin
   assert_status 0
   [[ "${lines[1]}" =~ ^pool-pinned,pool,1,65536,fp32,tensor,1,4,4,262144,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9]+\.[0-9]{3},0,0,266240,266240,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$ ]]
-  run bash -c "set -o pipefail; arena-produce --backend ring --size 64K --items 2 --pin | arena-consume | cut -d, -f1-3"
+  run bash -c "set -o pipefail; arena-produce --backend ring --size 64K --items 2 --pin | arena-consume | columns arm backend pinned"
   assert_status 0
   assert_output "arm,backend,pinned
 ring-pinned,ring,1
@@ -460,7 +460,7 @@ start_workers() {
 # --------------------------------------------------------------- stdin
 
 @test "the consumers take '-' for standard input; any other operand is a usage error" {
-  run bash -c "set -o pipefail; arena-produce --size 4K --items 3 | arena-consume - --report run | cut -d, -f1,9,16"
+  run bash -c "set -o pipefail; arena-produce --size 4K --items 3 | arena-consume - --report run | columns arm items mismatches"
   assert_status 0
   assert_output "arm,items,mismatches
 pool-pageable,3,0"

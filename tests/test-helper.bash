@@ -172,7 +172,12 @@ columns() {
 column() {
   columns "$1" | tail -n +2
 }
-export -f columns column
+
+# first_arena FILE: the arena of the first handle row of FILE.
+first_arena() {
+  column arena < "$1" | head -n 1
+}
+export -f columns column first_arena
 
 # lint_assertions FILE...: assertions that set -e ignores (a '!' command,
 # the first half of 'a && b', anywhere but last), as FILE:LINE: WHY;
