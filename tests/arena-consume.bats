@@ -5,7 +5,7 @@
 load test-helper
 load checks
 
-HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
+HEADER=$HANDLE_HEADER
 # A well-formed row naming an arena that does not exist: rows are parsed
 # before any arena is opened, so parse errors need no producer.
 FAKE_ROW='/arenabench.1.dead,pool,0,4096,4096,1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000,1'
@@ -185,6 +185,23 @@ EOF
   run bash -c "printf '%s\n/a,\"b\n' '$HEADER' | arena-consume"
   assert_status 65
   assert_output "arena-consume: stdin: line 2: malformed CSV (unterminated or misplaced quote)"
+}
+
+@test "the handle-row reader: text after a closing quote is malformed, a quoted field with blanks around it is not" {
+  # The arena field quoted, then text after the quote.
+  run bash -c "printf '%s\n\"%s\"x,%s\n' '$HEADER' '${FAKE_ROW%%,*}' '${FAKE_ROW#*,}' | arena-consume"
+  assert_status 65
+  assert_output "arena-consume: stdin: line 2: malformed CSV (unterminated or misplaced quote)"
+  # Quoted with blanks after the quote: the field is read, and its arena looked for.
+  run bash -c "printf '%s\n\"%s\" ,%s\n' '$HEADER' '${FAKE_ROW%%,*}' '${FAKE_ROW#*,}' | arena-consume"
+  assert_status 66
+  assert_output "arena-consume: line 2: arena '/arenabench.1.dead': no such arena (its producer exited or it was consumed already)"
+}
+
+@test "the handle-row reader: a UTF-8 byte order mark before the header is skipped" {
+  run bash -c "printf '\357\273\277%s\n%s\n' '$HEADER' '$FAKE_ROW' | arena-consume"
+  assert_status 66
+  assert_output "arena-consume: line 2: arena '/arenabench.1.dead': no such arena (its producer exited or it was consumed already)"
 }
 
 @test "bad field values: exit 65 naming line, column and value" {

@@ -8,7 +8,7 @@ setup() {
   PAGE=$(getconf PAGESIZE)
 }
 
-HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
+HEADER=$HANDLE_HEADER
 
 # Run arena-produce ARGS into arena-consume, keeping the handle rows in
 # $TMP/rows.csv and the receipts in $TMP/receipts.csv.

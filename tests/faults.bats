@@ -187,7 +187,7 @@ left: 0"
 
 # ------------------------------------------------ arenas and rows under attack
 
-HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
+HEADER=$HANDLE_HEADER
 
 # produce ROWS ARGS...: arena-produce ARGS in the background into $TMP/rows.csv,
 # returning once it has written ROWS rows after the header.

@@ -244,7 +244,7 @@ bench-summarize: no interval: fewer than 2 values, in 1 row (first: column 'v'\$
 }
 
 @test "a handle row's field with a newline or escape bytes is quoted in the message" {
-  printf 'arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs\n/arenabench.1.dead,pool,0,4096,"40\n9\033[2J6",1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000,1\n' \
+  printf '%s\n/arenabench.1.dead,pool,0,4096,"40\n9\033[2J6",1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000,1\n' "$HANDLE_HEADER" \
     > "$TMP/rows.csv"
   run arena-consume < "$TMP/rows.csv"
   assert_status 65

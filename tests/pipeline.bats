@@ -5,8 +5,6 @@
 
 load test-helper
 
-ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches'
-RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes'
 NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
 
 setup() {

@@ -152,6 +152,14 @@ require_gpu() {
   gpu_listed || skip "no NVIDIA GPU on this machine"
 }
 
+# The headers the commands write, in one place: a new column is one edit
+# here (and in the command's column table).
+HANDLE_HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
+ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches'
+RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes'
+H2D_ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns'
+H2D_RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,inflight,staging_threads,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version'
+
 # columns NAME...: the named columns of the CSV on stdin, header line and
 # rows, joined by commas in the order named: tests read receipts and rows
 # by column name, so that a new column moves no assertion.  An unknown

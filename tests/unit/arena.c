@@ -978,6 +978,19 @@ test_low_fds (void)
     drop_pair (&p, &c);
   dup2 (saved, STDIN_FILENO);
   close (saved);
+  /* Stderr alone closed (stdout carries this TAP): 2 stays free.  */
+  fflush (stderr);
+  int saved_err = dup (STDERR_FILENO);
+  close (STDERR_FILENO);
+  made = make_pair (&p, &c, ARENA_POOL, 4096, 1);
+  bool err_free = fcntl (STDERR_FILENO, F_GETFD) < 0;
+  int pfd = made ? p.fd : -1, cfd = made ? c.fd : -1;
+  if (made)
+    drop_pair (&p, &c);
+  dup2 (saved_err, STDERR_FILENO);
+  close (saved_err);
+  ok (made && pfd > STDERR_FILENO && cfd > STDERR_FILENO && err_free,
+      "with stderr closed, arenas use descriptors above 2 (%d, %d) and leave 2 closed", pfd, cfd);
 }
 
 /* The sweep removes objects nobody holds the producer lock on, and keeps
