@@ -3,6 +3,7 @@
    every backend is here (bounds, counts, wakes); what a backend does is
    behind its operations (arena-pool.c, arena-ring.c). */
 #include "system.h"
+#include "arena.h"
 #include "arena-layout.h"
 #include "arena-sync.h"
 #include "clock.h"
@@ -20,6 +21,12 @@ const char *const arena_backend_names[ARENA_BACKEND_COUNT + 1] = {
   [ARENA_RING] = "ring",
   [ARENA_BACKEND_COUNT] = NULL,
 };
+
+bool
+arena_backend_slotted (enum arena_backend backend)
+{
+  return arena_backends[backend]->slotted;
+}
 
 /* ------------------------------------------------------------ producer */
 

@@ -4,7 +4,7 @@
 #ifndef ARENABENCH_ARENA_LAYOUT_H
 #define ARENABENCH_ARENA_LAYOUT_H
 
-#include "arena.h"
+#include "arena-object.h"
 
 #define RING_RECORD_MAGIC UINT64_C (0x44524f4345524252)
 
@@ -42,6 +42,8 @@ arena_slot_meta (const struct arena *arena)
    header, bounds, counters, wakes) and call these for the rest.  */
 struct arena_backend_ops
 {
+  /* Handles name a slot (the row's slot column); else it is empty.  */
+  bool slotted;
   /* Bytes of the per-slot table after the header (TABLE), of the data
      region, and the slot stride or record size, for SLOTS items of
      ITEM_BYTES on pages of PAGE bytes.  */

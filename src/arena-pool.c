@@ -3,6 +3,7 @@
    operations are arena_pool_ops (arena-layout.h); arena-flow.c calls
    them.  */
 #include "system.h"
+#include "arena.h"
 #include "arena-layout.h"
 #include "arena-sync.h"
 
@@ -138,6 +139,7 @@ pool_release (struct arena *arena, const struct arena_handle *handle, const char
 }
 
 const struct arena_backend_ops arena_pool_ops = {
+  .slotted = true,
   .size = pool_size,
   .item_bytes = pool_item_bytes,
   .items_when_full = pool_items_when_full,

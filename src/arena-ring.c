@@ -4,6 +4,7 @@
    Its operations are arena_ring_ops (arena-layout.h); arena-flow.c calls
    them.  */
 #include "system.h"
+#include "arena.h"
 #include "arena-layout.h"
 #include "arena-sync.h"
 

@@ -1,6 +1,7 @@
 /* arena-sweep.c -- removing arenas whose producer was killed before any
    consumer learned their names. */
 #include "system.h"
+#include "arena.h"
 #include "arena-layout.h"
 #include "arena-sync.h"
 #include "clock.h"

@@ -2,6 +2,7 @@
    detaching.  Flow control is in arena-flow.c, liveness in arena-sync.c,
    bus errors in arena-fault.c, orphans in arena-sweep.c.  */
 #include "system.h"
+#include "arena.h"
 #include "arena-fault.h"
 #include "arena-layout.h"
 #include "arena-sync.h"

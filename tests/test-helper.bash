@@ -181,6 +181,12 @@ column() {
   columns "$1" | tail -n +2
 }
 
+# drivers: the installed benchmark drivers, one a line, from the one list
+# of them (DRIVERS in Makefile.am, which installs them).
+drivers() {
+  sed -n 's/^DRIVERS = //p' "$top_srcdir/Makefile.am" | tr ' ' '\n' | sed -n 's|^contrib/||p'
+}
+
 # first_arena FILE: the arena of the first handle row of FILE.
 first_arena() {
   column arena < "$1" | head -n 1
