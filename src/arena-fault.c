@@ -1,6 +1,7 @@
 /* arena-fault.c -- bus errors in arenas: another process may truncate an
    arena's object while we read or write it. */
 #include "system.h"
+#include "arena.h"
 #include "arena-fault.h"
 
 #include <signal.h>

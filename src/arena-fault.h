@@ -3,7 +3,7 @@
 #ifndef ARENABENCH_ARENA_FAULT_H
 #define ARENABENCH_ARENA_FAULT_H
 
-#include "arena.h"
+#include "arena-object.h"
 
 /* ARENA's mapping is live: a bus error inside it is reported under its
    name.  The first call installs the SIGBUS handler.  */

@@ -142,7 +142,7 @@ worker_failed (uint32_t worker, enum arena_status status, const struct produce_c
 {
   const struct arena *arena = &arenas[worker];
   const char *name = arena->name;
-  uint64_t written = atomic_load (&arena->header->produced);
+  uint64_t written = arena_published_count (arena);
   switch (status)
     {
     case ARENA_TIMEOUT:

@@ -1,6 +1,7 @@
 /* arena-sweep.c -- removing arenas whose producer was killed before any
    consumer learned their names. */
 #include "system.h"
+#include "arena.h"
 #include "arena-layout.h"
 #include "arena-sync.h"
 #include "clock.h"
@@ -42,7 +43,9 @@ static bool
 orphan (const char *name, bool *live)
 {
   *live = false;
-  int fd = shm_open (name, O_RDONLY, 0);
+  /* O_NONBLOCK: a FIFO planted under the name would block the open until
+     someone writes to it; fstat then passes it by.  */
+  int fd = shm_open (name, O_RDONLY | O_NONBLOCK, 0);
   if (fd < 0)
     return false;
   struct stat st;

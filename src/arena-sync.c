@@ -1,5 +1,6 @@
 /* arena-sync.c -- futex waits and OFD liveness locks of arenas. */
 #include "system.h"
+#include "arena.h"
 #include "arena-sync.h"
 #include "clock.h"
 

@@ -3,7 +3,7 @@
 #ifndef ARENABENCH_ARENA_SYNC_H
 #define ARENABENCH_ARENA_SYNC_H
 
-#include "arena.h"
+#include "arena-object.h"
 
 #include <limits.h>
 #include <linux/futex.h>

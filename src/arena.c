@@ -2,6 +2,7 @@
    detaching.  Flow control is in arena-flow.c, liveness in arena-sync.c,
    bus errors in arena-fault.c, orphans in arena-sweep.c.  */
 #include "system.h"
+#include "arena.h"
 #include "arena-fault.h"
 #include "arena-layout.h"
 #include "arena-sync.h"
@@ -16,8 +17,6 @@
 /* The slot table follows the header.  */
 _Static_assert (sizeof (struct arena_header) <= ARENA_SLOT_TABLE, "arena header too large");
 
-const char *const arena_backend_names[ARENA_BACKEND_COUNT + 1] = { "pool", "ring", NULL };
-
 static uint64_t
 page_size (void)
 {
@@ -29,23 +28,9 @@ uint64_t
 arena_size (enum arena_backend backend, uint64_t item_bytes, uint32_t slots,
             uint64_t *header_bytes, uint64_t *capacity, uint64_t *slot_bytes)
 {
-  uint64_t page = page_size ();
-  uint64_t table = backend == ARENA_POOL
-    ? (uint64_t) slots * (sizeof (uint64_t) + sizeof (struct arena_slot_meta)) : 0;
+  uint64_t page = page_size (), table;
+  arena_backends[backend]->size (item_bytes, slots, page, &table, capacity, slot_bytes);
   *header_bytes = arena_align_up (ARENA_SLOT_TABLE + table, page);
-  if (backend == ARENA_POOL)
-    {
-      /* Page-aligned slots: each item starts on its own page.  */
-      *slot_bytes = arena_align_up (item_bytes ? item_bytes : 1, page);
-      *capacity = *slot_bytes * slots;
-    }
-  else
-    {
-      /* A whole number of equal records never leaves a tail too short to
-         use, so SLOTS items of ITEM_BYTES fit at once.  */
-      *slot_bytes = arena_ring_record_size (item_bytes);
-      *capacity = arena_align_up (*slot_bytes * slots, page);
-    }
   return *header_bytes + *capacity;
 }
 
@@ -84,10 +69,11 @@ arena_header_problem (const struct arena_header *h, uint64_t size)
     return "unknown backend in header";
   if (h->slot_count == 0 || h->slot_count > ARENA_MAX_SLOTS)
     return "bad slot count in header";
-  if (h->backend == ARENA_RING && h->slot_bytes < ARENA_RECORD_BYTES + ARENA_ALIGN)
-    return "bad record size in header";
-  if (arena_size (h->backend, h->backend == ARENA_POOL ? h->slot_bytes
-                  : h->slot_bytes - ARENA_RECORD_BYTES, h->slot_count, &hb, &cap, &sb) != size
+  uint64_t item_bytes;
+  const char *why = arena_backends[h->backend]->item_bytes (h, &item_bytes);
+  if (why)
+    return why;
+  if (arena_size (h->backend, item_bytes, h->slot_count, &hb, &cap, &sb) != size
       || hb != h->header_bytes || cap != h->capacity || sb != h->slot_bytes)
     return "header sizes do not match the object's size";
   if (h->workers == 0 || h->workers > ARENA_MAX_WORKERS || h->worker >= h->workers
@@ -96,6 +82,25 @@ arena_header_problem (const struct arena_header *h, uint64_t size)
   if (h->size_bytes == 0 || h->size_bytes > PAYLOAD_MAX_SIZE || h->dtype >= DTYPE_COUNT
       || h->kind >= KIND_COUNT)
     return "bad size_bytes, dtype or kind in header";
+  return NULL;
+}
+
+/* Is ST an object we may use as an arena: a regular file of this user,
+   closed to others, that its owner can read and write, large enough for a
+   header?  NULL if so, else why not.  */
+const char *
+arena_object_problem (const struct stat *st)
+{
+  if (!S_ISREG (st->st_mode))
+    return "not a regular shared-memory object";
+  if (st->st_uid != geteuid ())
+    return "owned by another user";
+  if ((st->st_mode & 077) != 0)
+    return "accessible to other users (mode is not 0600)";
+  if ((st->st_mode & 0600) != 0600)
+    return "its owner cannot read and write it (mode is not 0600)";
+  if ((uint64_t) st->st_size < ARENA_SLOT_TABLE + sizeof (struct arena_header))
+    return "too small to be an arena";
   return NULL;
 }
 
@@ -173,6 +178,7 @@ arena_format (struct arena *arena, void *base, uint64_t total, enum arena_backen
   arena->map_bytes = total;
   keep_geometry (arena, &image);
   arena->next_generation = 1;
+  arena->published = 0;
   /* Everything but the magic, still 0 in IMAGE (the counters start at
      zero).  */
   memcpy (arena->header, &image, sizeof image);
@@ -257,40 +263,47 @@ arena_attach (struct arena *arena, const char *name, const char **why)
   snprintf (arena->name, sizeof arena->name, "%s", name);
   snprintf (arena->path, sizeof arena->path, "/dev/shm%s", name);
   /* glibc's shm_open adds O_NOFOLLOW: a symlink planted under the name
-     fails with ELOOP.  */
-  int fd = high_fd (shm_open (name, O_RDWR, 0));
+     fails with ELOOP.  O_NONBLOCK: anyone can plant a FIFO under the name
+     in /dev/shm, and opening one to read would wait for a writer forever;
+     fstat below refuses it.  */
+  int fd = high_fd (shm_open (name, O_RDWR | O_NONBLOCK, 0));
   if (fd < 0 && errno == EACCES)
     /* Its mode may forbid writing: open it to read, so the checks below
        say what is wrong with it.  */
-    fd = high_fd (shm_open (name, O_RDONLY, 0));
+    fd = high_fd (shm_open (name, O_RDONLY | O_NONBLOCK, 0));
+  struct stat st;
+  const char *reason = NULL;
   if (fd < 0)
     {
       int err = errno;
-      *why = err == ENOENT ? "no such arena (its producer exited or it was consumed already)"
-        : err == ELOOP ? "is a symbolic link"
-        : "cannot open arena";
-      return err;
+      if (err == ENOENT || err == ELOOP)
+        {
+          *why = err == ENOENT ? "no such arena (its producer exited or it was consumed already)"
+            : "is a symbolic link";
+          return err;
+        }
+      /* Refused (another user's object, a directory, a socket): what the
+         object is, from its inode, is about the input, not the system.  */
+      int probe = open (arena->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (probe >= 0 && fstat (probe, &st) == 0)
+        reason = arena_object_problem (&st);
+      if (probe >= 0)
+        close (probe);
+      *why = reason ? reason : "cannot open arena";
+      return reason ? EPERM : err;
     }
-  struct stat st;
-  const char *reason = NULL;
   if (fstat (fd, &st) != 0)
     reason = "cannot stat arena";
-  else if (!S_ISREG (st.st_mode))
-    reason = "not a regular shared-memory object";
-  else if (st.st_uid != geteuid ())
-    reason = "owned by another user";
-  else if ((st.st_mode & 077) != 0)
-    reason = "accessible to other users (mode is not 0600)";
-  else if ((st.st_mode & 0600) != 0600)
-    reason = "its owner cannot read and write it (mode is not 0600)";
-  else if ((uint64_t) st.st_size < ARENA_SLOT_TABLE + sizeof (struct arena_header))
-    reason = "too small to be an arena";
+  else
+    reason = arena_object_problem (&st);
   if (reason)
     {
       close (fd);
       *why = reason;
       return EPERM;
     }
+  /* A regular file: reads and writes of it never wait anyway.  */
+  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
   void *base = mmap (NULL, (size_t) st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED)
     {
@@ -328,6 +341,7 @@ arena_attach (struct arena *arena, const char *name, const char **why)
       return err == EAGAIN || err == EACCES ? EBUSY : err;
     }
   arena->ring_expect = atomic_load (&arena->header->tail);
+  arena->producer_pid = h.producer_pid > 0 ? h.producer_pid : 0;
   atomic_store (&arena->header->consumer_pid, (int32_t) getpid ());
   atomic_fetch_or (&arena->header->state, ARENA_CONSUMER_ATTACHED);
   /* We hold the mapping; the name has done its job.  */

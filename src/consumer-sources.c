@@ -321,12 +321,12 @@ sources_check_complete (const struct sources *sources)
       if (s->finished)
         continue;
       const struct arena_header *h = s->arena.header;
-      uint64_t produced = atomic_load (&h->produced);
+      uint64_t produced = arena_produced_count (&s->arena);
       bool done = atomic_load (&h->state) & ARENA_PRODUCER_DONE;
       if (!done || produced != s->items)
         warn (0, "arena %s: truncated stream: producer (pid %d) %s after %" PRIu64
               " items, %" PRIu64 " rows received",
-              quote (s->arena.name), (int) h->producer_pid, done ? "finished" : "stopped",
+              quote (s->arena.name), (int) s->arena.producer_pid, done ? "finished" : "stopped",
               produced, s->items);
     }
   qsort (sorted, n, sizeof *sorted, by_run_and_worker);

@@ -112,6 +112,20 @@ csv_line_i64 (struct csv_line *line, int64_t value)
   append (line, begin, (size_t) (end - begin));
 }
 
+int
+csv_format_double (char *text, size_t size, double value)
+{
+  int n = 0;
+  /* The fewest digits, from 6, that read back exactly.  */
+  for (int digits = 6; digits <= 17; digits++)
+    {
+      n = snprintf (text, size, "%.*g", digits, value);
+      if (strtod (text, NULL) == value)
+        break;
+    }
+  return n;
+}
+
 void
 csv_line_double (struct csv_line *line, double value)
 {
@@ -119,14 +133,8 @@ csv_line_double (struct csv_line *line, double value)
   if (!isfinite (value))
     return;
   char text[40];
-  /* The fewest digits that read back exactly.  */
-  for (int digits = 6; digits <= 17; digits++)
-    {
-      snprintf (text, sizeof text, "%.*g", digits, value);
-      if (strtod (text, NULL) == value)
-        break;
-    }
-  append (line, text, strlen (text));
+  int n = csv_format_double (text, sizeof text, value);
+  append (line, text, (size_t) n);
 }
 
 void

@@ -22,6 +22,9 @@ void csv_line_i64 (struct csv_line *line, int64_t value);
 /* Shortest text that reads back as the same double ("%.17g" trimmed);
    NaN or infinity write an empty field.  */
 void csv_line_double (struct csv_line *line, double value);
+/* The same text into TEXT (SIZE bytes, 32 are enough) for a finite
+   VALUE; returns its length.  For every writer of doubles.  */
+int csv_format_double (char *text, size_t size, double value);
 /* Fixed decimals, for human-facing numbers such as milliseconds.  */
 void csv_line_fixed (struct csv_line *line, double value, int decimals);
 void csv_line_empty (struct csv_line *line);

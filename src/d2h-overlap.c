@@ -97,10 +97,9 @@ and method goes to standard output.\n\
       --methods LIST          transfer methods: direct, batched, pageable,\n\
                                 gather (default: direct,batched,pageable)\n\
       --seed N                seed of the data and the schedules (default: drawn\n\
-                                from the system; every row records it)\n\
-      --help                  display this help and exit\n\
-      --version               output version information and exit\n\
-\n\
+                                from the system; every row records it)\n", stdout);
+  fputs (OPTIONS_HELP_DESCRIPTION, stdout);
+  fputs ("\n\
 Exit status: 0 success, 1 a transfer returned wrong bytes, 64 bad option,\n\
 69 no CUDA device or no CUDA build, 70 CUDA error, 74 write error.\n", stdout);
   exit (EXIT_OK);

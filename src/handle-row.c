@@ -199,6 +199,22 @@ leaves_match (const struct payload_layout *layout, const char *text)
   return STREQ (layout_text (layout), text);
 }
 
+/* "is not 'pool' or 'ring'": every backend's name.  */
+static const char *
+backend_choices (void)
+{
+  static _Thread_local char text[128];
+  if (!text[0])
+    {
+      size_t used = (size_t) snprintf (text, sizeof text, "is not");
+      for (int b = 0; b < ARENA_BACKEND_COUNT && used < sizeof text; b++)
+        used += (size_t) snprintf (text + used, sizeof text - used, "%s '%s'",
+                                   b == 0 ? "" : b + 1 == ARENA_BACKEND_COUNT ? " or" : ",",
+                                   arena_backend_names[b]);
+    }
+  return text;
+}
+
 static int
 find_name (const char *text, const char *const *names)
 {
@@ -238,17 +254,21 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
 
   int backend = find_name (FIELD (HC_BACKEND), arena_backend_names);
   if (backend < 0)
-    BAD (HC_BACKEND, "is not 'pool' or 'ring'");
+    BAD (HC_BACKEND, backend_choices ());
   row->config.backend = (enum arena_backend) backend;
 
-  if (backend == ARENA_POOL)
+  if (arena_backend_slotted (row->config.backend))
     {
       uint64_t slot;
       NUMBER (HC_SLOT, ARENA_MAX_SLOTS - 1, slot);
       row->handle.slot = (int64_t) slot;
     }
   else if (*FIELD (HC_SLOT))
-    BAD (HC_SLOT, "must be empty for a ring item");
+    {
+      static _Thread_local char no_slot[64];
+      snprintf (no_slot, sizeof no_slot, "must be empty for a %s item", arena_backend_names[backend]);
+      BAD (HC_SLOT, no_slot);
+    }
   else
     row->handle.slot = -1;
 
@@ -300,12 +320,15 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
 #undef FIELD
 }
 
+/* "pool-pageable", "ring-pinned": the backend's name and whether its
+   pages are locked, for every backend there is.  */
 const char *
 run_config_arm (const struct run_config *config)
 {
-  static const char *const arms[ARENA_BACKEND_COUNT][2] = {
-    [ARENA_POOL] = { "pool-pageable", "pool-pinned" },
-    [ARENA_RING] = { "ring-pageable", "ring-pinned" },
-  };
-  return arms[config->backend][config->pinned];
+  static _Thread_local char arms[ARENA_BACKEND_COUNT][2][32];
+  char *arm = arms[config->backend][config->pinned];
+  if (!arm[0])
+    snprintf (arm, sizeof arms[0][0], "%s-%s", arena_backend_names[config->backend],
+              config->pinned ? "pinned" : "pageable");
+  return arm;
 }

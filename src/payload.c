@@ -5,6 +5,7 @@
    long memcpy/memcmp runs instead of per-element arithmetic.  */
 #include "system.h"
 #include "payload.h"
+#include "close-stdout.h"
 #include "die.h"
 
 #include <fcntl.h>
@@ -332,25 +333,6 @@ payload_verify (const struct payload_layout *layout, uint64_t sequence,
   verify_padding (item, end, layout->bytes, check);
 }
 
-static int
-write_all (int fd, const void *buf, size_t len)
-{
-  const char *p = buf;
-  while (len)
-    {
-      ssize_t n = write (fd, p, len);
-      if (n < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return errno;
-        }
-      p += n;
-      len -= (size_t) n;
-    }
-  return 0;
-}
-
 int
 payload_save_npy (const struct payload_layout *layout, const void *item,
                   unsigned leaf, const char *path)
@@ -374,9 +356,9 @@ payload_save_npy (const struct payload_layout *layout, const void *item,
   int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return errno;
-  int err = write_all (fd, header, total);
+  int err = write_fully (fd, header, total);
   if (!err)
-    err = write_all (fd, (const char *) item + lf->offset,
+    err = write_fully (fd, (const char *) item + lf->offset,
                      lf->count * payload_dtypes[layout->dtype].itemsize);
   if (close (fd) != 0 && !err)
     err = errno;

@@ -5,7 +5,7 @@
 load test-helper
 load checks
 
-HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
+HEADER=$HANDLE_HEADER
 # A well-formed row naming an arena that does not exist: rows are parsed
 # before any arena is opened, so parse errors need no producer.
 FAKE_ROW='/arenabench.1.dead,pool,0,4096,4096,1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000,1'
@@ -36,6 +36,7 @@ teardown() {
 start_producer() {
   local want=$1 file=$2
   shift 2
+  : > "$file"   # emptied first: the background redirection truncates it only once it runs
   arena-produce --timeout 10 "$@" > "$file" 2> "$file.err" 3>&- &
   PRODUCERS+=("$!")
   PRODUCER=$!
@@ -69,7 +70,7 @@ edit() {
 }
 
 arena_name() {
-  sed -n 2p "$TMP/rows.csv" | cut -d, -f1
+  column arena < "$TMP/rows.csv" | head -n 1
 }
 
 # ---------------------------------------------------------------- options
@@ -184,6 +185,23 @@ EOF
   run bash -c "printf '%s\n/a,\"b\n' '$HEADER' | arena-consume"
   assert_status 65
   assert_output "arena-consume: stdin: line 2: malformed CSV (unterminated or misplaced quote)"
+}
+
+@test "the handle-row reader: text after a closing quote is malformed, a quoted field with blanks around it is not" {
+  # The arena field quoted, then text after the quote.
+  run bash -c "printf '%s\n\"%s\"x,%s\n' '$HEADER' '${FAKE_ROW%%,*}' '${FAKE_ROW#*,}' | arena-consume"
+  assert_status 65
+  assert_output "arena-consume: stdin: line 2: malformed CSV (unterminated or misplaced quote)"
+  # Quoted with blanks after the quote: the field is read, and its arena looked for.
+  run bash -c "printf '%s\n\"%s\" ,%s\n' '$HEADER' '${FAKE_ROW%%,*}' '${FAKE_ROW#*,}' | arena-consume"
+  assert_status 66
+  assert_output "arena-consume: line 2: arena '/arenabench.1.dead': no such arena (its producer exited or it was consumed already)"
+}
+
+@test "the handle-row reader: a UTF-8 byte order mark before the header is skipped" {
+  run bash -c "printf '\357\273\277%s\n%s\n' '$HEADER' '$FAKE_ROW' | arena-consume"
+  assert_status 66
+  assert_output "arena-consume: line 2: arena '/arenabench.1.dead': no such arena (its producer exited or it was consumed already)"
 }
 
 @test "bad field values: exit 65 naming line, column and value" {
@@ -418,7 +436,8 @@ EOF
   # One slot, three items: the producer waits for space after row 1.  Once
   # row 1 is released it refills the slot, so row 1 replayed is stale.
   start_producer 1 "$TMP/rows.csv" --size 4096 --items 3 --slots 1
-  run bash -c "{ sed -n 1,2p '$TMP/rows.csv'; sleep 0.5; sed -n 2p '$TMP/rows.csv'; } | arena-consume > /dev/null"
+  # Row 2 appears once row 1 is released and its slot refilled.
+  run bash -c "{ sed -n 1,2p '$TMP/rows.csv'; wait_rows '$TMP/rows.csv' 3; sed -n 2p '$TMP/rows.csv'; } | arena-consume > /dev/null"
   assert_status 65
   assert_output "arena-consume: line 3: arena '$(arena_name)': stale generation: the slot holds another item"
   producer_ended 75
@@ -479,7 +498,7 @@ EOF
 @test "columns in any order are accepted" {
   start_producer 3 "$TMP/rows.csv" --size 4096 --items 3
   awk -F, -v OFS=, '{ t = $1; $1 = $18; $18 = t; s = $3; $3 = $7; $7 = s; print }' "$TMP/rows.csv" > "$TMP/in.csv"
-  run bash -c "arena-consume < '$TMP/in.csv' | cut -d, -f9,15"
+  run bash -c "arena-consume < '$TMP/in.csv' | columns sequence mismatches"
   assert_status 0
   assert_output "sequence,mismatches
 0,0
@@ -497,7 +516,7 @@ EOF
   run bash -c "arena-consume < '$TMP/rows.csv' > '$TMP/receipts.csv'"
   assert_status 1
   assert_output "arena-consume: line 2: sequence 0 leaf 0 index 10: expected 10 (0x41200000), found 12 (0x41400000) (1 mismatched element in the item)"
-  run cut -d, -f9,15 "$TMP/receipts.csv"
+  run bash -c "columns sequence mismatches < '$TMP/receipts.csv'"
   assert_output "sequence,mismatches
 0,1
 1,0"
@@ -519,7 +538,7 @@ EOF
 
   start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4 --dtype uint8 --kind nested
   printf '\xff' | dd of="/dev/shm$(arena_name)" bs=1 seek=$((4096 + 8192 + 4096 + 2)) conv=notrunc status=none
-  run bash -c "arena-consume --no-verify < '$TMP/rows.csv' | cut -d, -f9,14,15"
+  run bash -c "arena-consume --no-verify < '$TMP/rows.csv' | columns sequence verify_ns mismatches"
   assert_status 0
   assert_output "sequence,verify_ns,mismatches
 0,,
@@ -561,7 +580,7 @@ arena-consume: 1 of 2 announced items missing"
 
   start_producer 2 "$TMP/a.csv" --size 4096 --items 2
   start_producer 2 "$TMP/b.csv" --size 8192 --items 2
-  run bash -c "{ cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume | cut -d, -f1,4,9,15"
+  run bash -c "{ cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume | columns arm size_bytes sequence mismatches"
   assert_status 0
   assert_output "arm,size_bytes,sequence,mismatches
 pool-pageable,4096,0,0
@@ -627,7 +646,7 @@ arena-consume: 6 of 8 announced items missing"
     # bytes 16 further; a ring record is the 64 bytes before the payload.
     start_producer 1 "$TMP/rows.csv" --backend "$backend" --size 8192 --items 1 --slots 1
     local at=280
-    [ "$backend" = ring ] && at=$(( $(sed -n 2p "$TMP/rows.csv" | cut -d, -f4) - 64 + 16 ))
+    [ "$backend" = ring ] && at=$(( $(column offset < "$TMP/rows.csv" | head -n 1) - 64 + 16 ))
     printf '\0\020\0\0\0\0\0\0' | dd of="/dev/shm$(arena_name)" bs=1 seek="$at" conv=notrunc status=none
     run bash -c "arena-consume < '$TMP/rows.csv' > /dev/null"
     assert_status 65
@@ -667,7 +686,8 @@ EOF2
   local producer=$!
   timeout 20 arena-consume --timeout 0.5 < "$TMP/pipe" > /dev/null 2> "$TMP/err" 3>&- &
   local consumer=$!
-  sleep 0.3
+  # Rows are flowing once the consumer (timeout's child) has attached.
+  wait_until 10 eval 'maps_arena "$(pgrep -P "$consumer")"'
   # The worker writes the rows: stop it and its parent.
   local stopped="$producer $(pgrep -P "$producer")"
   kill -STOP $stopped

@@ -8,7 +8,9 @@ setup() {
   PAGE=$(getconf PAGESIZE)
 }
 
-HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs,fill_start_ns,row_ns'
+# What arena-produce writes: the columns every consumer needs, and the
+# two its --trace reads.
+HEADER="$HANDLE_HEADER,fill_start_ns,row_ns"
 
 # Run arena-produce ARGS into arena-consume, keeping the handle rows in
 # $TMP/rows.csv and the receipts in $TMP/receipts.csv.
@@ -19,7 +21,7 @@ produce() {
 
 # The columns of the rows that do not depend on the run (not arena, gen_ns).
 stable_columns() {
-  tail -n +2 "$TMP/rows.csv" | cut -d, -f2-17
+  columns backend slot offset bytes generation sequence worker epoch workers items size_bytes dtype kind leaves pinned slots < "$TMP/rows.csv" | tail -n +2
 }
 
 @test "the first line is the handle-row header" {
@@ -60,16 +62,16 @@ ring,,8320,4096,6,5,0,0,1,6,4096,fp32,tensor,0:1024,0,4"
 @test "arena names are /arenabench.PID. and 24 hex digits; gen_ns is a count" {
   run produce --size 64 --items 3
   assert_status 0
-  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f1 | sort -u | grep -cE '^/arenabench\.[0-9]+\.[0-9a-f]{24}\$'"
+  run bash -c "column arena < '$TMP/rows.csv' | sort -u | grep -cE '^/arenabench\.[0-9]+\.[0-9a-f]{24}\$'"
   assert_output 1
-  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f18 | grep -cE '^[0-9]+\$'"
+  run bash -c "column gen_ns < '$TMP/rows.csv' | grep -cE '^[0-9]+\$'"
   assert_output 3
 }
 
 @test "workers and epochs: sequence = (epoch*W + worker)*items + index, one arena per worker" {
   run produce --size 256 --items 2 --epochs 2 --workers 2
   assert_status 0
-  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f7-11 | sort -t, -k1,1n"
+  run bash -c "columns sequence worker epoch workers items < '$TMP/rows.csv' | tail -n +2 | sort -t, -k1,1n"
   assert_output "0,0,0,2,2
 1,0,0,2,2
 2,1,0,2,2
@@ -96,7 +98,7 @@ ring,,8320,4096,6,5,0,0,1,6,4096,fp32,tensor,0:1024,0,4"
   while read -r dtype kind want; do
     run produce --size 1000 --items 1 --dtype "$dtype" --kind "$kind"
     assert_status 0
-    run bash -c "tail -n 1 '$TMP/rows.csv' | cut -d, -f5,13-15"
+    run bash -c "columns bytes dtype kind leaves < '$TMP/rows.csv' | tail -n 1"
     assert_output "$want"
   done <<'EOF'
 fp32 tensor 1000,fp32,tensor,0:250
@@ -113,7 +115,7 @@ EOF
   while read -r text bytes; do
     run produce --size "$text" --items 1 --dtype uint8
     assert_status 0
-    run bash -c "tail -n 1 '$TMP/rows.csv' | cut -d, -f12"
+    run bash -c "column size_bytes < '$TMP/rows.csv' | tail -n 1"
     assert_output "$bytes"
   done <<'EOF'
 4096 4096
@@ -129,14 +131,14 @@ EOF
 @test "--pin sets the pinned column" {
   run produce --size 4096 --items 2 --pin
   assert_status 0
-  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f16 | uniq"
+  run bash -c "column pinned < '$TMP/rows.csv' | uniq"
   assert_output 1
 }
 
 @test "defaults: pool, 8MiB fp32 tensor, 64 items, 4 slots, 1 worker" {
   run produce
   assert_status 0
-  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f2,10-17 | sort | uniq -c | sed 's/^ *//'"
+  run bash -c "columns backend workers items size_bytes dtype kind leaves pinned slots < '$TMP/rows.csv' | tail -n +2 | sort | uniq -c | sed 's/^ *//'"
   assert_output "64 pool,1,64,8388608,fp32,tensor,0:2097152,0,4"
 }
 
@@ -214,7 +216,7 @@ EOF
     run awk -F, 'NR > 1 { if ($9 < last) print "line " NR ": epoch " $9 " after epoch " last; last = $9 }' "$TMP/rows.csv"
     assert_output ""
   done
-  run bash -c "tail -n +2 '$TMP/rows.csv' | cut -d, -f9 | uniq -c | awk '{ print \$1, \$2 }'"
+  run bash -c "column epoch < '$TMP/rows.csv' | uniq -c | awk '{ print \$1, \$2 }'"
   assert_output "160 0
 160 1
 160 2
@@ -275,7 +277,7 @@ EOF
 @test "--fill: every way of storing writes the same checked payloads" {
   local fill
   for fill in auto cached streaming; do
-    run bash -c "arena-produce --fill $fill --size 1MiB --kind nested --dtype fp16 --items 3 | arena-consume | cut -d, -f9,15"
+    run bash -c "arena-produce --fill $fill --size 1MiB --kind nested --dtype fp16 --items 3 | arena-consume | columns sequence mismatches"
     assert_status 0
     assert_output "sequence,mismatches
 0,0

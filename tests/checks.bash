@@ -1,12 +1,6 @@
 # Checks shared by messages.bats, receipts.bats and h2d-check.bats, for
 # arena-consume and for h2d-check on the GPU.
 
-# Print column NAME of every data row of the CSV on stdin.
-column() {
-  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
-                        { print $c }'
-}
-
 # A 4-slot pool of 8 MiB items: one 4 KiB header page and four slots.
 MAPPING=$((4096 + 4 * 8388608))
 
@@ -40,6 +34,7 @@ check_corruptions() {
   local consumer=$1 dtype size index bytes values itemsize arena offset
   while read -r dtype size index bytes values; do
     case $dtype in fp32) itemsize=4 ;; fp16) itemsize=2 ;; *) itemsize=1 ;; esac
+    : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
     arena-produce --dtype "$dtype" --size "$size" --items 2 --timeout 60 > "$TMP/rows.csv" &
     PRODUCER=$!
     for _ in $(seq 200); do
@@ -78,6 +73,7 @@ pool uint8 101 2 115,120,70 3 leaf 1 index 6: expected 35, found 255 (1 mismatch
 check_padding_corruptions() {
   local consumer=$1 backend dtype size line bytes count message arena offset byte
   while read -r backend dtype size line bytes count message; do
+    : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
     arena-produce --backend "$backend" --kind nested --dtype "$dtype" --size "$size" \
       --items 2 --timeout 60 > "$TMP/rows.csv" 3>&- &
     PRODUCER=$!
@@ -132,6 +128,7 @@ EOF
 check_forged_rows() {
   local consumer=$1 backend=$2 script why arena got
   while IFS='|' read -r script why; do
+    : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
     arena-produce --backend "$backend" --size 4096 --items 2 --slots 4 --timeout 60 \
       > "$TMP/rows.csv" 3>&- &
     PRODUCER=$!

@@ -7,7 +7,7 @@ load test-helper   # its setup and teardown: a fresh $TMP, no arena left
 rows_of() {
   set -o pipefail
   arena-produce "$@" | tee "$TMP/rows.csv" | arena-consume --report run > "$TMP/run.csv"
-  tail -n +2 "$TMP/rows.csv" | cut -d, -f2-17 | sort
+  columns backend slot offset bytes generation sequence worker epoch workers items size_bytes dtype kind leaves pinned slots < "$TMP/rows.csv" | tail -n +2 | sort
 }
 
 @test "paced items in 4 KiB parts are the same items, and every one verifies" {
@@ -54,6 +54,13 @@ rows_of() {
   assert_output "0"
 }
 
+@test "--fill-rate at its least, 1MB: accepted, and the run completes" {
+  run bash -c "set -o pipefail; arena-produce --size 4096 --items 2 --fill-rate 1MB | arena-consume --report run | columns items mismatches"
+  assert_status 0
+  assert_output "items,mismatches
+2,0"
+}
+
 @test "--fill-rate and --fill-chunk refuse bad values" {
   usage_errors <<'EOF'
 arena-produce --fill-rate 999999|arena-produce: --fill-rate: '999999' is below 1MB (bytes per second; 0 means no limit)
@@ -78,6 +85,16 @@ EOF
   run arena-produce --cpu-list 99999
   assert_status 64
   assert_output "arena-produce: --cpu-list: '99999': not a CPU range this system can have"
+  # CPU_SETSIZE (1024) is the first CPU number no set can hold; 1023 can
+  # be held, and is refused only as not ours (no test machine has 1024).
+  run arena-produce --cpu-list 1024
+  assert_status 64
+  assert_output "arena-produce: --cpu-list: '1024': not a CPU range this system can have"
+  if ! grep -q '^Cpus_allowed_list:.*1023' /proc/self/status; then
+    run arena-produce --cpu-list 1023
+    assert_status 64
+    assert_output "arena-produce: --cpu-list: '1023': CPU 1023 is not one this process may use"
+  fi
   command -v taskset > /dev/null || skip "no taskset"
   run taskset -c 0 arena-produce --cpu-list 0,1
   assert_status 64

@@ -14,8 +14,8 @@ teardown() {
   common_teardown
 }
 
-ITEMS_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns'
-RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,inflight,staging_threads,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version,idle_s,idle_no_row_s,idle_no_slot_s,idle_check_s,idle_release_s,idle_other_s'
+ITEMS_HEADER=$H2D_ITEM_HEADER
+RUN_HEADER=$H2D_RUN_HEADER
 
 # What a machine without a usable GPU is told.
 no_gpu_message() {
@@ -156,6 +156,7 @@ TABLE
 produce_in_background() {
   local items=$1 want=$(($1 + 1))
   shift
+  : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
   arena-produce --items "$items" "$@" --timeout 60 > "$TMP/rows.csv" &
   PRODUCER=$!
   for _ in $(seq 200); do

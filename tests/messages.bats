@@ -21,16 +21,30 @@ load checks
 }
 
 # run_nonblocking CMD: run CMD with stdout a non-blocking pipe that is
-# read only after a second, so it fills; print CMD's stderr, its status and
-# how many lines came through.
+# read only once its writer waits on it (or CMD has exited); print CMD's stderr, its
+# status and how many lines came through.
 run_nonblocking() {
   python3 - "$1" <<'PY'
-import os, subprocess, sys, time
+import os, re, subprocess, sys, time
 r, w = os.pipe()
 os.set_blocking(w, False)
 p = subprocess.Popen(['bash', '-c', sys.argv[1]], stdout=w, stderr=subprocess.PIPE)
 os.close(w)
-time.sleep(1)
+pipe = os.readlink('/proc/self/fd/%d' % r)
+# The writer blocks once the pipe is full: a process whose stdout is it
+# sleeps in poll, select or a write.
+def writer_waits():
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            if os.readlink('/proc/%s/fd/1' % pid) == pipe and \
+               re.search('poll|select|pipe_write', open('/proc/%s/wchan' % pid).read()):
+                return True
+        except OSError:
+            pass
+    return False
+deadline = time.time() + 30
+while p.poll() is None and not writer_waits() and time.time() < deadline:
+    time.sleep(0.01)
 data = b''
 while True:
     chunk = os.read(r, 65536)
@@ -48,7 +62,7 @@ PY
   run run_nonblocking "arena-produce --size 4K --items 3000 --slots 4 2> /dev/null | arena-consume"
   assert_output "status 0, 3001 lines"
   # The producer's stdout, the pipe to a consumer that starts reading late.
-  run bash -c "set -o pipefail; python3 -c 'import os, sys; os.set_blocking(1, False); os.execvp(sys.argv[1], sys.argv[1:])' arena-produce --size 4K --items 3000 --slots 3000 | (sleep 1; arena-consume --report run) | cut -d, -f9,16"
+  run bash -c "set -o pipefail; python3 -c 'import os, sys; os.set_blocking(1, False); os.execvp(sys.argv[1], sys.argv[1:])' arena-produce --size 4K --items 3000 --slots 3000 | (wait_until 30 stdin_writer_waits || exit 9; arena-consume --report run) | columns items mismatches"
   assert_status 0
   assert_output "items,mismatches
 3000,0"
@@ -56,7 +70,7 @@ PY
 
 @test "a consumer with stderr closed still writes its receipts, and exits 0" {
   ! valgrind_build || skip "valgrind takes the closed descriptor 2 for its own"
-  run bash -c 'arena-produce --size 4K --items 20 | arena-consume --report run 2>&- | cut -d, -f1,9'
+  run bash -c 'arena-produce --size 4K --items 20 | arena-consume --report run 2>&- | columns arm items'
   assert_status 0
   assert_output "arm,items
 pool-pageable,20"
@@ -230,7 +244,7 @@ bench-summarize: no interval: fewer than 2 values, in 1 row (first: column 'v'\$
 }
 
 @test "a handle row's field with a newline or escape bytes is quoted in the message" {
-  printf 'arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs\n/arenabench.1.dead,pool,0,4096,"40\n9\033[2J6",1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000,1\n' \
+  printf '%s\n/arenabench.1.dead,pool,0,4096,"40\n9\033[2J6",1,0,0,0,1,2,4096,fp32,tensor,0:1024,0,4,1000,1\n' "$HANDLE_HEADER" \
     > "$TMP/rows.csv"
   run arena-consume < "$TMP/rows.csv"
   assert_status 65

@@ -38,17 +38,59 @@ arena_teardown() {
   return "$left"
 }
 
-# wait_rows FILE N: until FILE has N lines, a background writer's output
-# (at most 30 s: on a loaded machine only a failing test waits that long).
-wait_rows() {
-  local i
-  for i in $(seq 600); do
-    [ "$(wc -l < "$1" 2> /dev/null || echo 0)" -lt "$2" ] || return 0
+# wait_until SECONDS CMD...: until CMD succeeds, looked at every 50 ms
+# for at most SECONDS.  Tests wait on the event itself this way, never
+# for a fixed time (on a loaded machine only a failing test waits long).
+wait_until() {
+  local limit=$1 i
+  shift
+  for i in $(seq $((limit * 20))); do
+    "$@" && return 0
     sleep 0.05
   done
-  echo "no $2 lines in $1 after 30 s" >&2
+  echo "not within $limit s: $*" >&2
   return 1
 }
+
+# has_lines FILE N: FILE has at least N lines.
+has_lines() {
+  [ "$(wc -l < "$1" 2> /dev/null || echo 0)" -ge "$2" ]
+}
+
+# wait_rows FILE N: until FILE has N lines, a background writer's output
+# (at most 30 s).
+wait_rows() {
+  wait_until 30 has_lines "$1" "$2" || { echo "no $2 lines in $1" >&2; return 1; }
+}
+
+# in_kernel_wait PID REGEX: PID sleeps in a kernel function matching REGEX
+# (its /proc wchan): pipe_read, blocked reading a pipe or FIFO; futex, a
+# producer waiting for space.
+in_kernel_wait() {
+  grep -qE "$2" "/proc/$1/wchan" 2> /dev/null
+}
+
+# maps_arena PID: PID has an arena mapped (a consumer that attached).
+maps_arena() {
+  grep -q '/dev/shm/arenabench\.' "/proc/$1/maps" 2> /dev/null
+}
+
+# stdin_writer_waits: a process writing to this shell's stdin, a pipe, is
+# blocked on it (the pipe is full: it sleeps in poll, select or a write).
+stdin_writer_waits() {
+  local pipe fd pid
+  pipe=$(readlink "/proc/$BASHPID/fd/0") || return 1
+  case $pipe in pipe:*) ;; *) return 1 ;; esac
+  for fd in /proc/[0-9]*/fd/1; do
+    [ "$(readlink "$fd" 2> /dev/null)" = "$pipe" ] || continue
+    pid=${fd#/proc/}
+    pid=${pid%%/*}
+    [ "$pid" != "$BASHPID" ] || continue
+    in_kernel_wait "$pid" 'poll|select|pipe_write' && return 0
+  done
+  return 1
+}
+export -f wait_until has_lines wait_rows in_kernel_wait maps_arena stdin_writer_waits
 
 # produce_in_background ROWS ARGS...: arena-produce ARGS in the background
 # (bats' descriptor 3 closed, so that bats need not wait for it), its
@@ -57,6 +99,7 @@ wait_rows() {
 produce_in_background() {
   local rows=$1
   shift
+  : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
   arena-produce "$@" > "$TMP/rows.csv" 2> "$TMP/rows.err" 3>&- &
   PRODUCER=$!
   wait_rows "$TMP/rows.csv" $((rows + 1)) || { cat "$TMP/rows.err" >&2; return 1; }
@@ -107,6 +150,54 @@ require_cuda_build() {
 require_gpu() {
   require_cuda_build
   gpu_listed || skip "no NVIDIA GPU on this machine"
+}
+
+# The headers the commands write, in one place: a new column is one edit
+# here (and in the command's column table).
+HANDLE_HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
+ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches'
+RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes'
+H2D_ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns'
+H2D_RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,inflight,staging_threads,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version,idle_s,idle_no_row_s,idle_no_slot_s,idle_check_s,idle_release_s,idle_other_s'
+
+# columns NAME...: the named columns of the CSV on stdin, header line and
+# rows, joined by commas in the order named: tests read receipts and rows
+# by column name, so that a new column moves no assertion.  An unknown
+# name fails (exit 2), saying which.  Exported: `run bash -c` pipelines
+# use it too.
+columns() {
+  awk -F, -v names="$*" '
+    NR == 1 {
+      n = split(names, want, " ")
+      for (i = 1; i <= NF; i++) at[$i] = i
+      for (k = 1; k <= n; k++)
+        if (!(want[k] in at)) { print "columns: no column " want[k] > "/dev/stderr"; bad = 1; exit 2 }
+    }
+    { line = $(at[want[1]]); for (k = 2; k <= n; k++) line = line "," $(at[want[k]]); print line }'
+}
+
+# column NAME: the values of column NAME, one per data row.
+column() {
+  columns "$1" | tail -n +2
+}
+
+# drivers: the installed benchmark drivers, one a line, from the one list
+# of them (DRIVERS in Makefile.am, which installs them).
+drivers() {
+  sed -n 's/^DRIVERS = //p' "$top_srcdir/Makefile.am" | tr ' ' '\n' | sed -n 's|^contrib/||p'
+}
+
+# first_arena FILE: the arena of the first handle row of FILE.
+first_arena() {
+  column arena < "$1" | head -n 1
+}
+export -f columns column first_arena
+
+# lint_assertions FILE...: assertions that set -e ignores (a '!' command,
+# the first half of 'a && b', anywhere but last), as FILE:LINE: WHY;
+# tests/assertions.bats runs it over every test file.
+lint_assertions() {
+  awk -f "$top_srcdir/tests/lint-assertions.awk" "$@"
 }
 
 # Compare $output with an expected text, showing both on failure.

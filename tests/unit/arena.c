@@ -5,6 +5,8 @@
    object), except where a second process is the point of the test.  */
 #include "system.h"
 #include "arena.h"
+#include "arena-layout.h"
+#include "arena-sync.h"
 #include "clock.h"
 #include "die.h"
 #include "payload.h"
@@ -271,6 +273,100 @@ test_pool (void)
   t0 = clock_now_ns ();
   ok (arena_finish (&p, 5 * SEC, -1) == ARENA_OK && clock_now_ns () - t0 < SEC
       && p.header->released == p.header->produced, "finish returns once all are released");
+  drop_pair (&p, &c);
+}
+
+/* A ring whose capacity is a whole number of records: the last record
+   ends exactly at the end (at + need == capacity) and still fits, in the
+   first lap and after every wrap.  One record of PAGE bytes in a
+   one-page ring, and two of half a page.  */
+static void
+test_ring_exact_fit (void)
+{
+  for (uint32_t slots = 1; slots <= 2; slots++)
+    {
+      struct arena p, c;
+      uint64_t bytes = page / slots - ARENA_RECORD_BYTES;
+      if (!ok (make_pair (&p, &c, ARENA_RING, bytes, slots), "exact-fit ring of %" PRIu32
+               ": create and attach", slots))
+        continue;
+      const char *why = "";
+      uint64_t bad = 0, placed = 0;
+      bad += p.header->capacity != page;
+      /* Three laps, one item at a time: each is placed at once.  */
+      for (uint64_t i = 0; i < 3 * slots; i++)
+        {
+          struct arena_handle hd;
+          if (arena_reserve (&p, bytes, 50 * MS, -1, &hd) != ARENA_OK)
+            break;
+          placed++;
+          bad += hd.offset != p.header_bytes + (i % slots) * (page / slots) + ARENA_RECORD_BYTES;
+          publish (&p, &hd);
+          bad += check (&c, &hd, &why) != ARENA_OK;
+          bad += arena_release (&c, &hd, &why) != ARENA_OK;
+        }
+      ok (bad == 0 && placed == 3 * slots, "exact-fit ring of %" PRIu32 " records of %" PRIu64
+          " bytes: %" PRIu64 " of %" PRIu32 " items placed, at their offsets", slots, bytes,
+          placed, 3 * slots);
+      /* Full: SLOTS records fit without a release, the next waits.  */
+      struct arena_handle hs[3];
+      uint32_t filled = 0;
+      while (filled < 3 && arena_reserve (&p, bytes, 50 * MS, -1, &hs[filled]) == ARENA_OK)
+        publish (&p, &hs[filled++]);
+      ok (filled == slots, "exact-fit ring of %" PRIu32 ": %" PRIu32 " fit at once, then it is full",
+          slots, filled);
+      drop_pair (&p, &c);
+    }
+}
+
+/* What a rewritten header can make us report or wait for.  */
+static void
+test_header_counts (void)
+{
+  struct arena p, c;
+  if (!ok (make_pair (&p, &c, ARENA_POOL, 4096, 2), "header counts: create and attach"))
+    return;
+  struct arena_handle hd;
+  arena_reserve (&p, 4096, SEC, -1, &hd);
+  publish (&p, &hd);
+  atomic_store (&p.header->produced, UINT64_C (1) << 50);
+  ok (arena_produced_count (&c) == test_id.items * test_id.epochs,
+      "a produced count past what the run announced is bounded by it (%" PRIu64 ")",
+      arena_produced_count (&c));
+  atomic_store (&p.header->released, UINT64_C (1) << 63);
+  ok (arena_released_count (&p) == 1 && arena_published_count (&p) == 1,
+      "a release count past what was published is bounded by it (%" PRIu64 " of %" PRIu64 ")",
+      arena_released_count (&p), arena_published_count (&p));
+  atomic_store (&p.header->released, 0);
+  arena_reserve (&p, 4096, SEC, -1, &hd);
+  publish (&p, &hd);
+  ok (atomic_load (&p.header->produced) == 2, "the next publish stores our own count (%" PRIu64 ")",
+      (uint64_t) atomic_load (&p.header->produced));
+  drop_pair (&p, &c);
+  /* A release count rewritten to 0 after many items: the producer waits
+     for no more releases than the full arena holds.  */
+  if (make_pair (&p, &c, ARENA_POOL, 4096, 2))
+    {
+      const char *why;
+      for (int i = 0; i < 40; i++)
+        {
+          arena_reserve (&p, 4096, SEC, -1, &hd);
+          publish (&p, &hd);
+          check (&c, &hd, &why);
+          arena_release (&c, &hd, &why);
+        }
+      atomic_store (&p.header->released, 0);
+      ok (arena_releases_wanted (&p) == 1, "released rewritten to 0 after 40 items: the producer "
+          "waits for %" PRIu32 " release (at most a quarter of the 2 the pool holds)",
+          arena_releases_wanted (&p));
+      drop_pair (&p, &c);
+    }
+  /* When the kernel cannot say whether a lock is held, it is: a live
+     arena is never swept.  */
+  ok (arena_lock_held (-1, ARENA_LOCK_PRODUCER), "a lock query that fails counts as held");
+  /* The largest slot count a header may hold is accepted.  */
+  ok (make_pair (&p, &c, ARENA_RING, 1, ARENA_MAX_SLOTS), "a ring of ARENA_MAX_SLOTS (%d) records attaches",
+      ARENA_MAX_SLOTS);
   drop_pair (&p, &c);
 }
 
@@ -882,6 +978,19 @@ test_low_fds (void)
     drop_pair (&p, &c);
   dup2 (saved, STDIN_FILENO);
   close (saved);
+  /* Stderr alone closed (stdout carries this TAP): 2 stays free.  */
+  fflush (stderr);
+  int saved_err = dup (STDERR_FILENO);
+  close (STDERR_FILENO);
+  made = make_pair (&p, &c, ARENA_POOL, 4096, 1);
+  bool err_free = fcntl (STDERR_FILENO, F_GETFD) < 0;
+  int pfd = made ? p.fd : -1, cfd = made ? c.fd : -1;
+  if (made)
+    drop_pair (&p, &c);
+  dup2 (saved_err, STDERR_FILENO);
+  close (saved_err);
+  ok (made && pfd > STDERR_FILENO && cfd > STDERR_FILENO && err_free,
+      "with stderr closed, arenas use descriptors above 2 (%d, %d) and leave 2 closed", pfd, cfd);
 }
 
 /* The sweep removes objects nobody holds the producer lock on, and keeps
@@ -936,6 +1045,8 @@ main (int argc, char **argv)
   test_create ();
   test_pool ();
   test_ring ();
+  test_header_counts ();
+  test_ring_exact_fit ();
   test_wakeup (ARENA_POOL);
   test_wakeup (ARENA_RING);
   test_peer_gone ();

@@ -1,15 +1,146 @@
-/* csv-writer.c -- unit tests of batched CSV lines: every write(2) of a
+/* csv-writer.c -- unit tests of CSV lines and of the CSV reader: fields
+   quoted where a reader would split or trim them, doubles written in the
+   fewest digits that read back exactly, a reader that skips a byte order
+   mark and refuses a NUL byte; and batched lines: every write(2) of a
    batch holds whole lines, at most PIPE_BUF bytes, and together the writes
    are exactly the lines in order.  A SOCK_SEQPACKET pair keeps each
    write(2) as one message, so the reader sees the writer's boundaries.  */
 #include "system.h"
+#include "csv-reader.h"
 #include "csv-writer.h"
 #include "tap.h"
 
 #include <inttypes.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+/* One field written alone: exactly WANT.  */
+static void
+check_str (const char *value, const char *want, const char *what)
+{
+  struct csv_line line = { 0 };
+  csv_line_str (&line, value);
+  line.text[line.used] = '\0';
+  /* Named by WHAT alone: a newline in the TAP line would end it.  */
+  if (!ok (STREQ (line.text, want), "%s: written %s", what,
+           line.text[0] == '"' ? "quoted" : "as it is"))
+    printf ("#   got [%s], want [%s]\n", line.text, want);
+  csv_line_free (&line);
+}
+
+static void
+test_quoting (void)
+{
+  check_str ("plain", "plain", "a plain field");
+  check_str ("", "", "an empty field");
+  check_str ("a,b", "\"a,b\"", "a comma");
+  check_str ("say \"x\"", "\"say \"\"x\"\"\"", "a quote, doubled");
+  check_str ("a\nb", "\"a\nb\"", "a newline");
+  check_str ("a\rb", "\"a\rb\"", "a carriage return");
+  check_str (" lead", "\" lead\"", "a leading space");
+  check_str ("trail ", "\"trail \"", "a trailing space");
+  check_str ("trail\t", "\"trail\t\"", "a trailing tab");
+  check_str ("in side", "in side", "a space inside");
+}
+
+/* Doubles: the fewest digits that read back to the same bits, up to 17.  */
+static void
+test_doubles (void)
+{
+  const double values[] = { 0.1, 1.0 / 3, 2.0 / 3, 0.30000000000000004, 123456.789,
+                            5e-324, 1.7976931348623157e308, 9007199254740993.0 };
+  int exact = 0, n = (int) ARRAY_SIZE (values), seventeen = 0;
+  for (int i = 0; i < n; i++)
+    {
+      struct csv_line line = { 0 };
+      csv_line_double (&line, values[i]);
+      line.text[line.used] = '\0';
+      exact += strtod (line.text, NULL) == values[i];
+      seventeen += strlen (line.text) >= 17;
+      csv_line_free (&line);
+    }
+  ok (exact == n, "%d of %d doubles read back exactly", exact, n);
+  ok (seventeen > 0, "some need 17 significant digits (%d)", seventeen);
+  struct csv_line line = { 0 };
+  csv_line_double (&line, 0.1);
+  line.text[line.used] = '\0';
+  ok (STREQ (line.text, "0.1"), "0.1 is written 0.1, not in 17 digits (%s)", line.text);
+  csv_line_free (&line);
+}
+
+struct collected
+{
+  char text[256];
+  size_t records;
+};
+
+static void
+collect (const struct csv_record *record, void *context)
+{
+  struct collected *c = context;
+  c->records++;
+  for (size_t i = 0; i < record->nfields; i++)
+    {
+      size_t used = strlen (c->text);
+      snprintf (c->text + used, sizeof c->text - used, "%s[%s]", i ? "," : "", record->fields[i]);
+    }
+  strncat (c->text, ";", sizeof c->text - strlen (c->text) - 1);
+}
+
+/* Read TEXT (LEN bytes) through the CSV reader in a child; its fields as
+   [a],[b]; in OUT, and the child's exit status returned.  */
+static int
+read_csv (const char *text, size_t len, char *out, size_t size)
+{
+  int in[2], back[2];
+  if (pipe (in) != 0 || pipe (back) != 0)
+    abort ();
+  fflush (stdout);               /* the child's exit must not repeat it */
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      close (in[1]);
+      close (back[0]);
+      struct collected c = { "", 0 };
+      struct csv_reader *r = csv_reader_new (collect, &c);
+      int devnull = open ("/dev/null", O_WRONLY);
+      dup2 (devnull, STDERR_FILENO);          /* the child's die message */
+      csv_reader_read_fd (r, in[0], "test");
+      csv_reader_free (r);
+      if (write (back[1], c.text, strlen (c.text)) < 0)
+        _exit (99);
+      _exit (0);
+    }
+  close (in[0]);
+  close (back[1]);
+  if (write (in[1], text, len) != (ssize_t) len)
+    abort ();
+  close (in[1]);
+  ssize_t got = read (back[0], out, size - 1);
+  out[got > 0 ? got : 0] = '\0';
+  close (back[0]);
+  int status;
+  waitpid (pid, &status, 0);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
+
+static void
+test_reader (void)
+{
+  char out[256];
+  int st = read_csv ("\xef\xbb\xbf" "a,b\n1,2\n", 11, out, sizeof out);
+  ok (st == 0 && STREQ (out, "[a],[b];[1],[2];"), "a byte order mark is skipped: %s", out);
+  st = read_csv ("a,\"x\"\"y\"\n", 9, out, sizeof out);
+  ok (st == 0 && STREQ (out, "[a],[x\"y];"), "a quoted field with a doubled quote: %s", out);
+  st = read_csv ("a,b\nx\0y,2\n", 10, out, sizeof out);
+  ok (st == EXIT_DATAERR && STREQ (out, ""), "a NUL byte in a field: exit %d (65)", st);
+  st = read_csv ("a,\"x\"y\n", 7, out, sizeof out);
+  ok (st == EXIT_DATAERR, "text after a closing quote: exit %d (65)", st);
+}
 
 /* Line I: "I,x...x" with a length that varies, some lines near PIPE_BUF.  */
 static void
@@ -69,6 +200,9 @@ int
 main (void)
 {
   check_integers ();
+  test_quoting ();
+  test_doubles ();
+  test_reader ();
   enum { LINES = 2000 };
   int sv[2];
   if (socketpair (AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
