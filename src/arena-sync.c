@@ -90,8 +90,10 @@ arena_wait_for_release (struct arena *arena, uint32_t seen, uint32_t want, uint6
     arena->before_wait (arena);
   if (spin_for_release (h, seen))
     return ARENA_OK;
+  /* A consumer that released its last items and left between the spin and
+     this look is not a lost one: the caller counts again.  */
   if (consumer_gone (arena, stdout_fd))
-    return ARENA_PEER_GONE;
+    return atomic_load (&h->releases) != seen ? ARENA_OK : ARENA_PEER_GONE;
   uint64_t now = clock_now_ns ();
   if (!arena->attach_noticed && arena->attach_notice && arena->first_publish_ns
       && now - arena->first_publish_ns >= ARENA_ATTACH_NOTICE_NS
