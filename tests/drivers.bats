@@ -553,6 +553,29 @@ fake_gpu() {
   assert_output 6
 }
 
+# A stand-in gnuplot that keeps the script it is given in $TMP/plot.gp.
+fake_gnuplot() {
+  mkdir -p "$TMP/bin"
+  printf '#!/bin/sh\n[ "$1" = -e ] && exit 0\ncat > "%s/plot.gp"\n' "$TMP" > "$TMP/bin/gnuplot"
+  chmod +x "$TMP/bin/gnuplot"
+}
+
+@test "pinned-arena --plot: the title promises page-locked GiB labels only where they are drawn" {
+  fake_gnuplot
+  PATH=$TMP/bin:$PATH run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pc' --plot 2> /dev/null"
+  assert_status 0
+  grep -q '^set multiplot layout 1,2 title ".*fresh-process runs (dots: runs)"$' "$TMP/plot.gp"
+  ! grep -q 'labels' "$TMP/plot.gp"
+  fake_gpu
+  # 256 KiB items in 4 slots: 0.001 GiB page-locked per arena, a label.
+  # (The stand-in's raw-* rows are all equal, with no interval: the title
+  # still counts their runs.)
+  PATH=$TMP/bin:$PATH run bash -c "pinned-arena --size 256K --items 4 --repeats 2 --out '$TMP/pg' --plot 2> /dev/null"
+  assert_status 0
+  grep -q '^set multiplot layout 1,2 title "256KiB fp32 tensor items: checked items/s, means with 95% CI of n = 2 fresh-process runs (dots: runs); labels: mean page-locked GiB"$' "$TMP/plot.gp"
+  grep -q 'with labels offset' "$TMP/plot.gp"
+}
+
 @test "pinned-arena and h2d-sweep without h2d-check --staged: the staged arm skipped with a note" {
   fake_gpu
   PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v '^bench-summarize'"

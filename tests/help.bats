@@ -113,6 +113,40 @@ contrib_tools() {
   fi
 }
 
+# The options of a --help: each description starts in the column its
+# continuation lines are indented to (an option too long for that column
+# has its description on the next line).  Prints the lines that do not.
+misaligned_options() {
+  awk '
+    /^  --/ { opt = 1; n = match($0, /^  --[^ ]+( [^ ]+)?/); head[++k] = $0; len[k] = RLENGTH; next }
+    opt && /^ +[^ ]/ { if (!col) col = match($0, /[^ ]/) - 1; if (match($0, /[^ ]/) - 1 != col) bad[++b] = $0; next }
+    { opt = 0 }
+    END {
+      for (i = 1; i <= k; i++) {
+        l = head[i]
+        if (len[i] == length(l)) continue                    # description below
+        if (len[i] >= col || substr(l, col + 1, 1) == " " || substr(l, len[i] + 1, col - len[i]) !~ /^ +$/)
+          bad[++b] = l
+      }
+      for (i = 1; i <= b; i++) print bad[i]
+    }'
+}
+
+@test "every driver's option descriptions begin in one column" {
+  local prog bad= out
+  cd "$TMP"
+  # The drivers whose --help ends with driver-lib.sh's common options.
+  for prog in $(grep -l '^\$(drv_usage_common)' "$top_srcdir"/contrib/*); do
+    prog=${prog##*/}
+    out=$(timeout 120 "$prog" --help 2>&1 | expand | misaligned_options)
+    [ -z "$out" ] || bad+=$'\n'"  $prog --help:"$'\n'"$out"
+  done
+  if [ -n "$bad" ]; then
+    echo "option descriptions out of their column:$bad" >&2
+    return 1
+  fi
+}
+
 @test "every contrib tool answers --help and --version with exit 0" {
   local prog bad=
   cd "$TMP"
