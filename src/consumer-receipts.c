@@ -2,10 +2,41 @@
    table per report mode, then the sink's own columns.  */
 #include "system.h"
 #include "consumer-receipts.h"
+#include "close-stdout.h"
 #include "die.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <unistd.h>
+
+/* Receipts go out in whole lines only, gathered into writes of up to
+   PIPE_BUF bytes (csv_line_batch; a line at a time to a terminal): a
+   consumer killed outright (SIGKILL) leaves a last line that is whole,
+   never half of one, and every other exit writes them all first
+   (consumer_receipts_flush).  */
+static struct csv_line batch;
+static int to_terminal = -1;
+
+void
+consumer_receipts_flush (bool fatal)
+{
+  int err = csv_batch_flush (&batch, STDOUT_FILENO);
+  if (err && fatal)
+    stdout_write_error (err);
+}
+
+/* LINE, terminated, into the batch (which goes out first when full).  */
+static void
+put_line (struct csv_line *line)
+{
+  if (to_terminal < 0)
+    to_terminal = isatty (STDOUT_FILENO);
+  int err = csv_line_batch (line, &batch, STDOUT_FILENO);
+  if (err)
+    stdout_write_error (err);
+  if (to_terminal)
+    consumer_receipts_flush (true);
+}
 
 
 /* The configuration columns say what was achieved: a run asked to pin
@@ -177,7 +208,7 @@ consumer_receipts_header (struct csv_line *line, const struct consumer_sink *sin
     }
   else
     csv_columns_header (line, run_table (sink));
-  csv_line_put (line, stdout);
+  put_line (line);
 }
 
 void
@@ -188,7 +219,7 @@ consumer_receipts_item (struct csv_line *line, const struct consumer_sink *sink,
   csv_columns_row (line, item_table, r);
   if (sink->item_columns)
     csv_columns_row (line, sink->item_columns, r);
-  csv_line_put (line, stdout);
+  put_line (line);
 }
 
 void
@@ -196,7 +227,7 @@ consumer_receipts_run (struct csv_line *line, const struct consumer_sink *sink,
                        const struct consumer_run_receipt *r)
 {
   csv_columns_row (line, run_table (sink), r);
-  csv_line_put (line, stdout);
+  put_line (line);
 }
 
 
