@@ -3,6 +3,7 @@
 #include "system.h"
 #include "consumer-receipts.h"
 #include "close-stdout.h"
+#include "consumer-machine.h"
 #include "die.h"
 
 #include <inttypes.h>
@@ -154,6 +155,26 @@ RUN_COUNT (shm_avail_after_bytes)
 RUN_COUNT (pss_before_bytes)
 RUN_COUNT (pss_after_bytes)
 RUN_COUNT (rss_peak_bytes)
+RUN_FIXED (unpin_ms, 3)
+RUN_FIXED (pin_s_per_gib, 6)
+RUN_FIXED (unpin_s_per_gib, 6)
+
+/* The machine columns: empty in a row that has none (--calibrate's).  */
+#define RUN_MACHINE(name) \
+  static void run_##name (struct csv_line *line, const void *row) \
+  { put_str (line, RUN (row)->machine ? RUN (row)->machine->name : NULL); }
+RUN_MACHINE (device_pci)
+RUN_MACHINE (link)
+RUN_MACHINE (link_max)
+RUN_MACHINE (device_numa)
+RUN_MACHINE (arena_numa)
+RUN_MACHINE (producer_cpus)
+RUN_MACHINE (producer_numa)
+RUN_MACHINE (consumer_cpus)
+RUN_MACHINE (consumer_numa)
+RUN_MACHINE (thp)
+RUN_MACHINE (thp_shmem)
+RUN_MACHINE (governor)
 
 /* A run report's columns after the configuration; the sink names the
    page-lock time column.  */
@@ -167,6 +188,13 @@ static const struct csv_column run_common[] = {
   { "shm_avail_after_bytes", run_shm_avail_after_bytes },
   { "pss_before_bytes", run_pss_before_bytes }, { "pss_after_bytes", run_pss_after_bytes },
   { "rss_peak_bytes", run_rss_peak_bytes },
+  { "unpin_ms", run_unpin_ms }, { "pin_s_per_gib", run_pin_s_per_gib },
+  { "unpin_s_per_gib", run_unpin_s_per_gib },
+  { "device_pci", run_device_pci }, { "link", run_link }, { "link_max", run_link_max },
+  { "device_numa", run_device_numa }, { "arena_numa", run_arena_numa },
+  { "producer_cpus", run_producer_cpus }, { "producer_numa", run_producer_numa },
+  { "consumer_cpus", run_consumer_cpus }, { "consumer_numa", run_consumer_numa },
+  { "thp", run_thp }, { "thp_shmem", run_thp_shmem }, { "governor", run_governor },
 };
 
 /* One table of the common columns, then SINK's: the same for the header

@@ -7,6 +7,7 @@
 #include "consumer.h"
 #include "clock.h"
 #include "consumer-intake.h"
+#include "consumer-machine.h"
 #include "consumer-receipts.h"
 #include "consumer-sources.h"
 #include "die.h"
@@ -54,6 +55,8 @@ struct consumer
   bool all_pinned;
   bool pin_warned;
   unsigned in_sink;           /* a sink call is in progress (not safe to flush) */
+  struct consumer_machine machine;
+  uint64_t unpin_ns, unpinned_bytes;  /* runs let go before the report */
 };
 
 /* die() runs this: tell every producer we are gone so none waits out its
@@ -243,10 +246,18 @@ unpin_source (void *context, struct source *s)
     sink->unpin (sink->context, &s->arena);
 }
 
+/* Unpinning is timed: a run report gives its cost per GiB.  */
 static void
 unpin_for_consumer (void *context, struct source *s)
 {
-  unpin_source ((void *) ((struct consumer *) context)->sink, s);
+  struct consumer *c = context;
+  uint64_t start = clock_now_ns ();
+  unpin_source ((void *) c->sink, s);
+  if (c->sink->unpin && s->pinned)
+    {
+      c->unpin_ns += clock_now_ns () - start;
+      c->unpinned_bytes += s->arena.map_bytes;
+    }
 }
 
 /* Unmap the arenas of every producer run whose arenas are all done: a
@@ -405,6 +416,7 @@ on_record (const struct csv_record *record, void *context)
   check_in_order (s, &item.row, record->line);
   s->items++;
   c->items_seen++;
+  consumer_machine_item (&c->machine, &s->arena, s->items, &s->worker_pid);
 
   item.arena = &s->arena;
   item.data = s->arena.base + item.row.handle.offset;
@@ -503,6 +515,9 @@ print_run_report (struct consumer *c)
   double seconds = (double) (c->window_end_ns - c->window_start_ns) / 1e9;
   const struct run_config *config = &c->first_config;
   uint64_t sink_pinned = c->sink->pinned_bytes ? c->sink->pinned_bytes (c->sink->context) : 0;
+  static struct consumer_machine_cells machine;
+  consumer_machine_cells (&c->machine, &machine);
+  const double gib = 1024.0 * 1024 * 1024;
   struct consumer_run_receipt r = {
     .config = {
       .arm = arm_of (c, config, c->all_pinned),
@@ -530,6 +545,12 @@ print_run_report (struct consumer *c)
     .pss_before_bytes = c->pss_before,
     .pss_after_bytes = c->pss_after,
     .rss_peak_bytes = machine_rss_peak_bytes (),
+    .unpin_ms = c->unpinned_bytes ? (double) c->unpin_ns / 1e6 : NAN,
+    .pin_s_per_gib = c->pinned_bytes ? (double) c->pin_ns / 1e9 / ((double) c->pinned_bytes / gib)
+                                     : NAN,
+    .unpin_s_per_gib = c->unpinned_bytes
+                       ? (double) c->unpin_ns / 1e9 / ((double) c->unpinned_bytes / gib) : NAN,
+    .machine = &machine,
     .extra = c->sink->run_extra ? c->sink->run_extra (c->sink->context) : NULL,
   };
   consumer_receipts_run (&c->line, c->sink, &r);
@@ -562,6 +583,7 @@ int
 consumer_run (const struct consumer_options *options, const struct consumer_sink *sink)
 {
   struct consumer c = { .options = options, .sink = sink };
+  consumer_machine_init (&c.machine, sink->device_pci);
   /* Before the first arena is mapped.  */
   c.pss_before = machine_pss_bytes ();
   c.shm_avail_before = machine_fs_avail_bytes ("/dev/shm");
@@ -608,6 +630,7 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
     die (EXIT_NOINPUT, 0, "no measured items: every row belongs to the %u warm-up epoch%s",
          options->warmup_epochs, options->warmup_epochs == 1 ? "" : "s");
 
+  consumer_machine_warn (&c.machine);
   if (options->report == REPORT_RUN)
     print_run_report (&c);
   consumer_receipts_flush (true);

@@ -15,7 +15,7 @@ teardown() {
 }
 
 ITEMS_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns'
-RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,inflight,staging_threads,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version'
+RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,unpin_ms,pin_s_per_gib,unpin_s_per_gib,device_pci,link,link_max,device_numa,arena_numa,producer_cpus,producer_numa,consumer_cpus,consumer_numa,thp,thp_shmem,governor,inflight,staging_threads,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version'
 
 # What a machine without a usable GPU is told.
 no_gpu_message() {

@@ -1,0 +1,160 @@
+/* consumer-machine.c -- a consumer's placement, sampled as items arrive. */
+#include "system.h"
+#include "consumer-machine.h"
+#include "die.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <unistd.h>
+
+void
+consumer_machine_init (struct consumer_machine *m, const char *device_pci)
+{
+  memset (m, 0, sizeof *m);
+  if (!device_pci && getenv ("ARENABENCH_TEST_SYSFS"))
+    device_pci = getenv ("ARENABENCH_TEST_PCI");
+  if (device_pci && *device_pci)
+    {
+      m->have_device = true;
+      machine_pci_describe (device_pci, &m->device);
+    }
+}
+
+/* Whether process PID holds ARENA open: a descriptor of it names the
+   arena's object (unlinked: "/dev/shm/arenabench.P.X (deleted)").  */
+static bool
+holds_arena (int pid, const struct arena *arena)
+{
+  char dir[64];
+  snprintf (dir, sizeof dir, "/proc/%d/fd", pid);
+  DIR *d = opendir (dir);
+  if (!d)
+    return false;
+  bool found = false;
+  for (struct dirent *e; !found && (e = readdir (d));)
+    {
+      char path[PATH_MAX], target[PATH_MAX];
+      snprintf (path, sizeof path, "%s/%s", dir, e->d_name);
+      ssize_t n = readlink (path, target, sizeof target - 1);
+      if (n <= 0)
+        continue;
+      target[n] = '\0';
+      found = strstr (target, arena->name) != NULL;
+    }
+  closedir (d);
+  return found;
+}
+
+/* The worker process that fills ARENA: a child of the producer that holds
+   it open (pids of another PID namespace find nothing); -1 when none.  */
+static int
+find_worker (const struct arena *arena)
+{
+  int parent = arena->header ? arena->header->producer_pid : 0;
+  char path[96], list[8192];
+  snprintf (path, sizeof path, "/proc/%d/task/%d/children", parent, parent);
+  FILE *f = parent > 0 ? fopen (path, "r") : NULL;
+  if (!f)
+    return -1;
+  size_t n = fread (list, 1, sizeof list - 1, f);
+  fclose (f);
+  list[n] = '\0';
+  for (char *tok = strtok (list, " \n"); tok; tok = strtok (NULL, " \n"))
+    if (holds_arena (atoi (tok), arena))
+      return atoi (tok);
+  return -1;
+}
+
+void
+consumer_machine_item (struct consumer_machine *m, const struct arena *arena, uint64_t items,
+                       int *worker_pid)
+{
+  machine_cpus_add (&m->consumer_cpus, machine_cpu_now ());
+  if (items & (items - 1))
+    return;                     /* not a power of two */
+  if (*worker_pid == 0)
+    *worker_pid = find_worker (arena);
+  if (*worker_pid > 0)
+    machine_cpus_add (&m->producer_cpus, machine_cpu_of_pid (*worker_pid));
+  m->arena_pages += machine_page_nodes (arena->base, arena->map_bytes, &m->arena_nodes);
+}
+
+void
+consumer_machine_cells (const struct consumer_machine *m, struct consumer_machine_cells *c)
+{
+  memset (c, 0, sizeof *c);
+  /* No device (arena-consume): its cells are empty, not unknown.  */
+  if (m->have_device)
+    {
+      snprintf (c->device_pci, sizeof c->device_pci, "%s", m->device.address);
+      machine_pci_link (&m->device, false, c->link, sizeof c->link);
+      machine_pci_link (&m->device, true, c->link_max, sizeof c->link_max);
+      snprintf (c->device_numa, sizeof c->device_numa, "%s", m->device.node);
+    }
+  machine_nodes_format (&m->arena_nodes, c->arena_numa, sizeof c->arena_numa);
+  struct machine_nodes nodes;
+  machine_cpus_format (&m->producer_cpus, c->producer_cpus, sizeof c->producer_cpus);
+  machine_nodes_of_cpus (&m->producer_cpus, &nodes);
+  machine_nodes_format (&nodes, c->producer_numa, sizeof c->producer_numa);
+  machine_cpus_format (&m->consumer_cpus, c->consumer_cpus, sizeof c->consumer_cpus);
+  machine_nodes_of_cpus (&m->consumer_cpus, &nodes);
+  machine_nodes_format (&nodes, c->consumer_numa, sizeof c->consumer_numa);
+  machine_thp (c->thp, sizeof c->thp, c->thp_shmem, sizeof c->thp_shmem);
+  struct machine_cpus all = m->consumer_cpus;
+  for (size_t i = 0; i < ARRAY_SIZE (all.bits); i++)
+    all.bits[i] |= m->producer_cpus.bits[i];
+  machine_governors (&all, c->governor, sizeof c->governor);
+}
+
+/* Whether SET holds a node other than NODE.  */
+static bool
+other_node (const struct machine_nodes *set, int node)
+{
+  for (int n = 0; n < MACHINE_NODES_MAX; n++)
+    if (n != node && machine_nodes_has (set, n))
+      return true;
+  return false;
+}
+
+unsigned
+consumer_machine_warn (const struct consumer_machine *m)
+{
+  if (!m->have_device)
+    return 0;
+  unsigned warned = 0;
+  const struct machine_pci *d = &m->device;
+  char link[40], max[40], list[256];
+  if (machine_pci_degraded (d))
+    {
+      machine_pci_link (d, false, link, sizeof link);
+      machine_pci_link (d, true, max, sizeof max);
+      warn (0, "warning: device %s: its PCIe link runs at %s, below its maximum %s "
+            "(a link trained at a lower speed or width): every copy is capped by it",
+            d->address, link, max);
+      warned++;
+    }
+  int node = machine_pci_node (d);
+  if (node < 0)
+    return warned;
+  if (other_node (&m->arena_nodes, node))
+    {
+      machine_nodes_format (&m->arena_nodes, list, sizeof list);
+      warn (0, "warning: arena pages on NUMA node %s, device %s on node %d: every copy "
+            "crosses between sockets (arena-produce --numa-node %d places them)",
+            list, d->address, node, node);
+      warned++;
+    }
+  struct machine_nodes nodes;
+  machine_nodes_of_cpus (&m->producer_cpus, &nodes);
+  if (other_node (&nodes, node))
+    {
+      char cpus[256];
+      machine_cpus_format (&m->producer_cpus, cpus, sizeof cpus);
+      machine_nodes_format (&nodes, list, sizeof list);
+      warn (0, "warning: producers ran on CPUs %s (NUMA node %s), device %s on node %d "
+            "(arena-produce --numa-node %d runs them there)",
+            cpus, list, d->address, node, node);
+      warned++;
+    }
+  return warned;
+}
