@@ -16,7 +16,18 @@ consumer_machine_init (struct consumer_machine *m, const char *device_pci)
   if (device_pci && *device_pci)
     {
       m->have_device = true;
-      machine_pci_describe (device_pci, &m->device);
+      snprintf (m->device.address, sizeof m->device.address, "%s", device_pci);
+    }
+}
+
+void
+consumer_machine_end (struct consumer_machine *m)
+{
+  if (m->have_device)
+    {
+      char address[sizeof m->device.address];
+      snprintf (address, sizeof address, "%s", m->device.address);
+      machine_pci_describe (address, &m->device);
     }
 }
 

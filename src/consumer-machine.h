@@ -23,6 +23,11 @@ struct consumer_machine
    set, the device $ARENABENCH_TEST_PCI names.  */
 void consumer_machine_init (struct consumer_machine *m, const char *device_pci);
 
+/* The run is over: read the device's link and node now, after the
+   copies (a GPU may lower an idle link's speed, so a link read before
+   them would look degraded).  */
+void consumer_machine_end (struct consumer_machine *m);
+
 /* An item of ARENA arrived, the ITEMS-th of it: note the CPU we run on;
    at its 1st, 2nd, 4th, 8th... item also the CPU its producer worker
    (*WORKER_PID, found and kept there on first use: 0 not yet looked for,

@@ -630,6 +630,7 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
     die (EXIT_NOINPUT, 0, "no measured items: every row belongs to the %u warm-up epoch%s",
          options->warmup_epochs, options->warmup_epochs == 1 ? "" : "s");
 
+  consumer_machine_end (&c.machine);
   consumer_machine_warn (&c.machine);
   if (options->report == REPORT_RUN)
     print_run_report (&c);
