@@ -31,18 +31,17 @@ consumer_machine_end (struct consumer_machine *m)
     }
 }
 
-/* Whether process PID holds ARENA open: a descriptor of it names the
-   arena's object (unlinked: "/dev/shm/arenabench.P.X (deleted)").  */
-static bool
-holds_arena (int pid, const struct arena *arena)
+/* Note the arenas process PID holds open: its descriptors that name an
+   arena object (unlinked: "/dev/shm/arenabench.P.X (deleted)").  */
+static void
+note_arenas_of (struct consumer_machine *m, int pid)
 {
   char dir[64];
   snprintf (dir, sizeof dir, "/proc/%d/fd", pid);
   DIR *d = opendir (dir);
   if (!d)
-    return false;
-  bool found = false;
-  for (struct dirent *e; !found && (e = readdir (d));)
+    return;
+  for (struct dirent *e; (e = readdir (d));)
     {
       char path[PATH_MAX], target[PATH_MAX];
       snprintf (path, sizeof path, "%s/%s", dir, e->d_name);
@@ -50,30 +49,64 @@ holds_arena (int pid, const struct arena *arena)
       if (n <= 0)
         continue;
       target[n] = '\0';
-      found = strstr (target, arena->name) != NULL;
+      char *name = strstr (target, "/arenabench.");
+      if (!name)
+        continue;
+      name[strcspn (name, " ")] = '\0';
+      if (m->nworkers == m->workers_size)
+        {
+          m->workers_size = m->workers_size ? 2 * m->workers_size : 16;
+          m->workers = xreallocarray (m->workers, m->workers_size, sizeof *m->workers);
+        }
+      snprintf (m->workers[m->nworkers].arena, sizeof m->workers[0].arena, "%s", name);
+      m->workers[m->nworkers++].pid = pid;
     }
   closedir (d);
-  return found;
 }
 
-/* The worker process that fills ARENA: a child of the producer that holds
-   it open (pids of another PID namespace find nothing); -1 when none.  */
-static int
-find_worker (const struct arena *arena)
+/* Scan the children of PRODUCER: its workers, each holding its arena.  */
+static void
+scan_workers (struct consumer_machine *m, int producer)
 {
-  int parent = arena->header ? arena->header->producer_pid : 0;
-  char path[96], list[8192];
-  snprintf (path, sizeof path, "/proc/%d/task/%d/children", parent, parent);
-  FILE *f = parent > 0 ? fopen (path, "r") : NULL;
+  char path[96], list[16384];
+  m->scanned_producer = producer;
+  m->nworkers = 0;
+  snprintf (path, sizeof path, "/proc/%d/task/%d/children", producer, producer);
+  FILE *f = fopen (path, "r");
   if (!f)
-    return -1;
+    return;
   size_t n = fread (list, 1, sizeof list - 1, f);
   fclose (f);
   list[n] = '\0';
   for (char *tok = strtok (list, " \n"); tok; tok = strtok (NULL, " \n"))
-    if (holds_arena (atoi (tok), arena))
-      return atoi (tok);
+    note_arenas_of (m, atoi (tok));
+}
+
+static int
+known_worker (const struct consumer_machine *m, const struct arena *arena)
+{
+  for (size_t i = 0; i < m->nworkers; i++)
+    if (STREQ (m->workers[i].arena, arena->name))
+      return m->workers[i].pid;
   return -1;
+}
+
+/* The worker process that fills ARENA: the child of its producer that
+   holds it open (a pid of another PID namespace finds none); -1 when not
+   found (yet: a worker forked later is found at a later look).  */
+static int
+find_worker (struct consumer_machine *m, const struct arena *arena)
+{
+  int producer = arena->header ? arena->header->producer_pid : 0;
+  if (producer <= 0)
+    return -1;
+  int pid = producer == m->scanned_producer ? known_worker (m, arena) : -1;
+  if (pid < 0)
+    {
+      scan_workers (m, producer);
+      pid = known_worker (m, arena);
+    }
+  return pid;
 }
 
 void
@@ -83,8 +116,8 @@ consumer_machine_item (struct consumer_machine *m, const struct arena *arena, ui
   machine_cpus_add (&m->consumer_cpus, machine_cpu_now ());
   if (items & (items - 1))
     return;                     /* not a power of two */
-  if (*worker_pid == 0)
-    *worker_pid = find_worker (arena);
+  if (*worker_pid <= 0)
+    *worker_pid = find_worker (m, arena);
   if (*worker_pid > 0)
     machine_cpus_add (&m->producer_cpus, machine_cpu_of_pid (*worker_pid));
   m->arena_pages += machine_page_nodes (arena->base, arena->map_bytes, &m->arena_nodes);

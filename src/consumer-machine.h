@@ -16,6 +16,11 @@ struct consumer_machine
   struct machine_cpus consumer_cpus, producer_cpus;
   struct machine_nodes arena_nodes;
   uint64_t arena_pages;         /* sampled pages whose node the kernel gave */
+  /* The workers of the producer last looked at: which arena each holds
+     open (one scan of its children serves all its arenas).  */
+  int scanned_producer;
+  struct consumer_worker { char arena[64]; int pid; } *workers;
+  size_t nworkers, workers_size;
 };
 
 /* Start a run feeding the PCI device DEVICE_PCI (h2d-check's GPU), or
@@ -30,8 +35,9 @@ void consumer_machine_end (struct consumer_machine *m);
 
 /* An item of ARENA arrived, the ITEMS-th of it: note the CPU we run on;
    at its 1st, 2nd, 4th, 8th... item also the CPU its producer worker
-   (*WORKER_PID, found and kept there on first use: 0 not yet looked for,
-   -1 not found) last ran on and the nodes of the arena's pages.  */
+   (*WORKER_PID, kept there once found; 0 or -1: not yet, looked for
+   again at the next such item) last ran on and the nodes of the arena's
+   pages.  */
 void consumer_machine_item (struct consumer_machine *m, const struct arena *arena,
                             uint64_t items, int *worker_pid);
 
