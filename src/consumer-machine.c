@@ -124,6 +124,14 @@ consumer_machine_item (struct consumer_machine *m, const struct arena *arena, ui
 }
 
 void
+consumer_machine_free (struct consumer_machine *m)
+{
+  free (m->workers);
+  m->workers = NULL;
+  m->nworkers = m->workers_size = 0;
+}
+
+void
 consumer_machine_cells (const struct consumer_machine *m, struct consumer_machine_cells *c)
 {
   memset (c, 0, sizeof *c);

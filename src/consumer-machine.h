@@ -41,6 +41,9 @@ void consumer_machine_end (struct consumer_machine *m);
 void consumer_machine_item (struct consumer_machine *m, const struct arena *arena,
                             uint64_t items, int *worker_pid);
 
+/* Free what M holds.  */
+void consumer_machine_free (struct consumer_machine *m);
+
 /* The run report's machine cells.  */
 struct consumer_machine_cells
 {

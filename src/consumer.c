@@ -640,5 +640,6 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
   active_consumer = NULL;
   die_set_cleanup (NULL);
   csv_line_free (&c.line);
+  consumer_machine_free (&c.machine);
   return c.mismatched_items ? EXIT_MISMATCH : EXIT_OK;
 }
