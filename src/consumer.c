@@ -292,7 +292,17 @@ stop_input (int sig)
 {
   stop_signal = sig;
   if (eof_fd >= 0)
-    dup2 (eof_fd, STDIN_FILENO);
+    {
+      dup2 (eof_fd, STDIN_FILENO);
+      return;
+    }
+  /* No pipe to end the input with (no descriptor was left): the old way,
+     without the receipts still held.  */
+  static const char text[] = ": input cut short; receipts not yet written are lost\n";
+  ssize_t ignored = write (STDERR_FILENO, program_name, strlen (program_name));
+  ignored = write (STDERR_FILENO, text, sizeof text - 1);
+  (void) ignored;
+  _exit (sig == SIGALRM ? EXIT_TEMPFAIL : 128 + sig);
 }
 
 /* The timer: no row for --timeout seconds.  */
