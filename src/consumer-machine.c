@@ -3,7 +3,6 @@
 #include "consumer-machine.h"
 #include "die.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -31,40 +30,41 @@ consumer_machine_end (struct consumer_machine *m)
     }
 }
 
-/* Note the arenas process PID holds open: its descriptors that name an
-   arena object (unlinked: "/dev/shm/arenabench.P.X (deleted)").  */
-static void
-note_arenas_of (struct consumer_machine *m, int pid)
+struct arenas_of
 {
+  struct consumer_machine *m;
+  int pid;
   char dir[64];
-  snprintf (dir, sizeof dir, "/proc/%d/fd", pid);
-  DIR *d = opendir (dir);
-  if (!d)
+};
+
+/* For a descriptor NAME of the process: note it when it names an arena
+   object (unlinked: "/dev/shm/arenabench.P.X (deleted)").  */
+static void
+note_arena_fd (const char *name, void *context)
+{
+  struct arenas_of *a = context;
+  struct consumer_machine *m = a->m;
+  char path[PATH_MAX], target[PATH_MAX];
+  snprintf (path, sizeof path, "%s/%s", a->dir, name);
+  ssize_t n = readlink (path, target, sizeof target - 1);
+  if (n <= 0)
     return;
-  for (struct dirent *e; (e = readdir (d));)
+  target[n] = '\0';
+  char *arena = strstr (target, "/arenabench.");
+  if (!arena)
+    return;
+  arena[strcspn (arena, " ")] = '\0';
+  if (m->nworkers == m->workers_size)
     {
-      char path[PATH_MAX], target[PATH_MAX];
-      snprintf (path, sizeof path, "%s/%s", dir, e->d_name);
-      ssize_t n = readlink (path, target, sizeof target - 1);
-      if (n <= 0)
-        continue;
-      target[n] = '\0';
-      char *name = strstr (target, "/arenabench.");
-      if (!name)
-        continue;
-      name[strcspn (name, " ")] = '\0';
-      if (m->nworkers == m->workers_size)
-        {
-          m->workers_size = m->workers_size ? 2 * m->workers_size : 16;
-          m->workers = xreallocarray (m->workers, m->workers_size, sizeof *m->workers);
-        }
-      snprintf (m->workers[m->nworkers].arena, sizeof m->workers[0].arena, "%s", name);
-      m->workers[m->nworkers++].pid = pid;
+      m->workers_size = m->workers_size ? 2 * m->workers_size : 16;
+      m->workers = xreallocarray (m->workers, m->workers_size, sizeof *m->workers);
     }
-  closedir (d);
+  snprintf (m->workers[m->nworkers].arena, sizeof m->workers[0].arena, "%s", arena);
+  m->workers[m->nworkers++].pid = a->pid;
 }
 
-/* Scan the children of PRODUCER: its workers, each holding its arena.  */
+/* Scan the children of PRODUCER: its workers, each holding its arena.
+   (No allocation but the table's: a long-lived consumer stays flat.)  */
 static void
 scan_workers (struct consumer_machine *m, int producer)
 {
@@ -72,14 +72,15 @@ scan_workers (struct consumer_machine *m, int producer)
   m->scanned_producer = producer;
   m->nworkers = 0;
   snprintf (path, sizeof path, "/proc/%d/task/%d/children", producer, producer);
-  FILE *f = fopen (path, "r");
-  if (!f)
+  if (machine_read_file (path, list, sizeof list) <= 0)
     return;
-  size_t n = fread (list, 1, sizeof list - 1, f);
-  fclose (f);
-  list[n] = '\0';
-  for (char *tok = strtok (list, " \n"); tok; tok = strtok (NULL, " \n"))
-    note_arenas_of (m, atoi (tok));
+  char *save;
+  for (char *tok = strtok_r (list, " \n", &save); tok; tok = strtok_r (NULL, " \n", &save))
+    {
+      struct arenas_of a = { m, atoi (tok), "" };
+      snprintf (a.dir, sizeof a.dir, "/proc/%d/fd", a.pid);
+      machine_each_entry (a.dir, note_arena_fd, &a);
+    }
 }
 
 static int

@@ -5,6 +5,7 @@
 #include "die.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
@@ -149,6 +150,55 @@ machine_require_fds (uint64_t needed, const char *what)
 
 /* ------------------------------------------------------------ placement */
 
+long
+machine_read_file (const char *path, char *buf, size_t size)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  size_t used = 0;
+  while (used < size - 1)
+    {
+      ssize_t n = read (fd, buf + used, size - 1 - used);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      used += (size_t) n;
+    }
+  close (fd);
+  buf[used] = '\0';
+  return (long) used;
+}
+
+bool
+machine_each_entry (const char *path, void (*fn) (const char *name, void *context),
+                    void *context)
+{
+  int fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  /* struct linux_dirent64: d_ino, d_off, d_reclen, d_type, d_name.  */
+  char buf[4096] __attribute__ ((aligned (8)));
+  for (;;)
+    {
+      long n = syscall (SYS_getdents64, fd, buf, sizeof buf);
+      if (n <= 0)
+        break;
+      for (long off = 0; off < n;)
+        {
+          unsigned short reclen;
+          memcpy (&reclen, buf + off + 16, sizeof reclen);
+          const char *name = buf + off + 19;
+          if (!(name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))))
+            fn (name, context);
+          off += reclen;
+        }
+    }
+  close (fd);
+  return true;
+}
+
 const char *
 machine_sysfs_root (void)
 {
@@ -163,12 +213,7 @@ read_sysfs (const char *path, char *buf, size_t size)
 {
   char full[PATH_MAX];
   snprintf (full, sizeof full, "%s/%s", machine_sysfs_root (), path);
-  FILE *f = fopen (full, "r");
-  if (!f)
-    return false;
-  bool ok = fgets (buf, (int) size, f) != NULL;
-  fclose (f);
-  if (!ok)
+  if (machine_read_file (full, buf, size) <= 0)
     return false;
   buf[strcspn (buf, "\n")] = '\0';
   return *buf != '\0';
@@ -305,6 +350,31 @@ machine_node_cpus (int node, struct machine_cpus *cpus)
          && !machine_cpus_empty (cpus);
 }
 
+struct nodes_of_cpus
+{
+  const struct machine_cpus *cpus;
+  struct machine_nodes *nodes;
+};
+
+/* For an entry "nodeN" of sysfs's node directory: add N when it has a
+   CPU of the set.  */
+static void
+add_node_of_cpus (const char *name, void *context)
+{
+  const struct nodes_of_cpus *ctx = context;
+  int node;
+  char tail;
+  struct machine_cpus on;
+  if (sscanf (name, "node%d%c", &node, &tail) != 1 || !machine_node_cpus (node, &on))
+    return;
+  for (size_t i = 0; i < ARRAY_SIZE (on.bits); i++)
+    if (on.bits[i] & ctx->cpus->bits[i])
+      {
+        machine_nodes_add (ctx->nodes, node);
+        return;
+      }
+}
+
 void
 machine_nodes_of_cpus (const struct machine_cpus *cpus, struct machine_nodes *nodes)
 {
@@ -313,24 +383,8 @@ machine_nodes_of_cpus (const struct machine_cpus *cpus, struct machine_nodes *no
     return;
   char path[PATH_MAX];
   snprintf (path, sizeof path, "%s/devices/system/node", machine_sysfs_root ());
-  DIR *d = opendir (path);
-  if (!d)
-    return;
-  for (struct dirent *e; (e = readdir (d));)
-    {
-      int node;
-      char tail;
-      struct machine_cpus on;
-      if (sscanf (e->d_name, "node%d%c", &node, &tail) != 1 || !machine_node_cpus (node, &on))
-        continue;
-      for (size_t i = 0; i < ARRAY_SIZE (on.bits); i++)
-        if (on.bits[i] & cpus->bits[i])
-          {
-            machine_nodes_add (nodes, node);
-            break;
-          }
-    }
-  closedir (d);
+  struct nodes_of_cpus ctx = { cpus, nodes };
+  machine_each_entry (path, add_node_of_cpus, &ctx);
 }
 
 int
@@ -344,18 +398,16 @@ machine_cpu_of_pid (int pid)
 {
   char path[64], line[1024];
   snprintf (path, sizeof path, "/proc/%d/stat", pid);
-  FILE *f = fopen (path, "r");
-  if (!f)
+  if (machine_read_file (path, line, sizeof line) <= 0)
     return -1;
-  bool ok = fgets (line, sizeof line, f) != NULL;
-  fclose (f);
   /* The command name, in parentheses, may hold spaces: count fields
      after its closing one.  Field 39 is "processor".  */
-  char *p = ok ? strrchr (line, ')') : NULL;
+  char *p = strrchr (line, ')');
   if (!p)
     return -1;
   int field = 2, cpu = -1;
-  for (char *tok = strtok (p + 1, " "); tok; tok = strtok (NULL, " "))
+  char *save;
+  for (char *tok = strtok_r (p + 1, " ", &save); tok; tok = strtok_r (NULL, " ", &save))
     if (++field == 39)
       {
         cpu = atoi (tok);

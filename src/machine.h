@@ -50,6 +50,16 @@ void machine_require_fds (uint64_t needed, const char *what);
    columns").  Every value is as sysfs, /proc or the kernel gives it, and
    "unknown" where they do not: never a guess.  */
 
+/* Read up to SIZE - 1 bytes of file PATH into BUF, NUL-terminated, with
+   no allocation (a long-lived consumer samples /proc and sysfs often, and
+   must not grow): the bytes read, or -1.  */
+long machine_read_file (const char *path, char *buf, size_t size);
+
+/* Call FN with each name in directory PATH but . and .., again without
+   allocating (getdents64); false when PATH cannot be opened.  */
+bool machine_each_entry (const char *path, void (*fn) (const char *name, void *context),
+                         void *context);
+
 /* The root of the sysfs tree read: /sys, or for tests only the directory
    $ARENABENCH_TEST_SYSFS names (a fake tree, so every placement warning
    can be exercised without the hardware).  */
