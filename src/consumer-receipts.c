@@ -7,6 +7,7 @@
 #include "die.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -31,7 +32,13 @@ static void
 put_line (struct csv_line *line)
 {
   if (to_terminal < 0)
-    to_terminal = isatty (STDOUT_FILENO);
+    {
+      to_terminal = isatty (STDOUT_FILENO);
+      /* Its full size at once: a long-lived consumer's heap must not grow
+         as the first batch fills.  */
+      batch.size = 2 * PIPE_BUF;
+      batch.text = xmalloc (batch.size);
+    }
   int err = csv_line_batch (line, &batch, STDOUT_FILENO);
   if (err)
     stdout_write_error (err);
