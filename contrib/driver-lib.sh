@@ -145,6 +145,62 @@ drv_receipt_head() {
   echo "kernel: $(uname -sr)"
   echo "arenabench: $(drv_version | sed 's/.* //')"
   echo "commit: $(drv_commit)"
+  drv_receipt_machine
+}
+
+# drv_receipt_machine: where the session ran, as sysfs says ("unknown"
+# where it does not; $ARENABENCH_TEST_SYSFS names a fake tree, for tests
+# only): the NUMA nodes and their CPUs, transparent huge pages (and for
+# shmem, which /dev/shm's arenas are), the CPU frequency governors, and
+# each GPU's PCI link and node (bus ids from nvidia-smi, or for tests only
+# $ARENABENCH_TEST_PCI).
+drv_receipt_machine() {
+  local sys=${ARENABENCH_TEST_SYSFS:-/sys} n bus gov pci=
+  drv_sysfs() { local v; v=$(head -n 1 "$sys/$1" 2> /dev/null); echo "${v:-unknown}"; }
+  drv_choice() { local v; v=$(sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$sys/$1" 2> /dev/null); echo "${v:-unknown}"; }
+  echo "numa nodes: $(drv_sysfs devices/system/node/online)"
+  for n in "$sys"/devices/system/node/node[0-9]*; do
+    [ -d "$n" ] && echo "numa node ${n##*/node}: cpus $(drv_sysfs "devices/system/node/${n##*/}/cpulist")"
+  done
+  echo "thp: $(drv_choice kernel/mm/transparent_hugepage/enabled), shmem $(drv_choice kernel/mm/transparent_hugepage/shmem_enabled)"
+  gov=$(cat "$sys"/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor 2> /dev/null | sort | uniq -c \
+        | awk '{ printf "%s%s (%s CPUs)", (NR > 1 ? ", " : ""), $2, $1 }')
+  echo "cpu governor: ${gov:-unknown}"
+  if [ -n "${ARENABENCH_TEST_SYSFS:-}" ]; then pci=${ARENABENCH_TEST_PCI:-}
+  elif command -v nvidia-smi > /dev/null 2>&1; then
+    # nvidia-smi writes the domain in 8 digits and upper case: sysfs in 4, lower.
+    pci=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader 2> /dev/null \
+          | tr 'A-F' 'a-f' | sed 's/^0000\([0-9a-f]\{4\}:\)/\1/')
+  fi
+  for bus in $pci; do
+    n=bus/pci/devices/$bus
+    echo "gpu pci $bus: link $(drv_sysfs "$n/current_link_speed") x$(drv_sysfs "$n/current_link_width"), max $(drv_sysfs "$n/max_link_speed") x$(drv_sysfs "$n/max_link_width"), numa node $(drv_sysfs "$n/numa_node")"
+  done
+}
+
+# drv_machine_warnings ROWS: the placement warnings of the run reports in
+# ROWS (their machine columns, arenabench(7)), each once, in words: a link
+# below its maximum, arena pages or producers on another NUMA node than the
+# device.  Nothing for rows without those columns or a device.
+drv_machine_warnings() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!("device_numa" in c)) exit; next }
+    function others(list, node,   n, a, i, r, lo, hi, k) {   # list "0;2-3": nodes other than node?
+      n = split(list, a, ";")
+      for (i = 1; i <= n; i++) { lo = a[i]; hi = a[i]; if (a[i] ~ /-/) { split(a[i], r, "-"); lo = r[1]; hi = r[2] }
+        if (lo !~ /^[0-9]+$/) continue
+        for (k = lo + 0; k <= hi + 0; k++) if (k != node) return 1 }
+      return 0 }
+    $c["device_pci"] != "" {
+      d = $c["device_pci"]; node = $c["device_numa"]
+      if ($c["link"] != "unknown" && $c["link_max"] != "unknown" && $c["link"] != $c["link_max"])
+        w["warning: GPU " d ": its PCIe link ran at " $c["link"] ", below its maximum " $c["link_max"] ": every copy is capped by it"]
+      if (node ~ /^[0-9]+$/) {
+        if (others($c["arena_numa"], node))
+          w["warning: arena pages on NUMA node " $c["arena_numa"] ", GPU " d " on node " node ": copies crossed between sockets (arena-produce --numa-node " node ")"]
+        if (others($c["producer_numa"], node))
+          w["warning: producers ran on NUMA node " $c["producer_numa"] ", GPU " d " on node " node " (arena-produce --numa-node " node ")"]
+      } }
+    END { for (m in w) print m }' "$1" | sort
 }
 
 # drv_receipt_gpus: one "gpu: INDEX, NAME, driver D, PCIe genG xW, BUS" line

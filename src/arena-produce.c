@@ -22,7 +22,7 @@ enum
 {
   OPT_BACKEND = OPTION_FIRST_PRIVATE, OPT_SIZE, OPT_ITEMS, OPT_EPOCHS, OPT_WORKERS,
   OPT_SLOTS, OPT_DTYPE, OPT_KIND, OPT_PIN, OPT_TIMEOUT, OPT_FILL,
-  OPT_FILL_RATE, OPT_FILL_CHUNK, OPT_CPU_LIST, OPT_SWEEP,
+  OPT_FILL_RATE, OPT_FILL_CHUNK, OPT_CPU_LIST, OPT_NUMA_NODE, OPT_SWEEP,
 };
 
 static const struct option long_options[] = {
@@ -40,6 +40,7 @@ static const struct option long_options[] = {
   { "fill-rate", required_argument, NULL, OPT_FILL_RATE },
   { "fill-chunk", required_argument, NULL, OPT_FILL_CHUNK },
   { "cpu-list", required_argument, NULL, OPT_CPU_LIST },
+  { "numa-node", required_argument, NULL, OPT_NUMA_NODE },
   { "sweep", no_argument, NULL, OPT_SWEEP },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
@@ -70,6 +71,8 @@ shared-memory arenas and print one CSV handle row per item on stdout.\n\
                         (default 0: no limit)\n\
   --fill-chunk SIZE     bytes written between looks at the rate (default 256K)\n\
   --cpu-list LIST       bind worker W to the W-th CPU of LIST, e.g. 0-3,8\n\
+  --numa-node N         place the arenas' pages on NUMA node N, and run the\n\
+                        workers on its CPUs (those of --cpu-list if given)\n\
   --sweep               remove arenas whose producers were killed, then exit\n\
 ", stdout);
   fputs (OPTIONS_HELP_DESCRIPTION, stdout);
@@ -92,6 +95,7 @@ struct produce_config
   uint64_t fill_rate, fill_chunk;
   int *cpus;
   size_t ncpus;
+  int numa_node;                /* -1: wherever the kernel puts them */
 };
 
 /* Arenas and worker pids, for the signal handlers and die().  */
@@ -231,6 +235,51 @@ end_epoch (uint32_t worker, uint32_t epoch, const struct produce_config *cfg)
          " within %g s (--timeout)", worker, epoch, cfg->timeout_s);
 }
 
+/* --numa-node without --cpu-list: the worker runs on the node's CPUs
+   (a node of memory only has none: check_numa_node said so).  */
+static void
+bind_to_node (uint32_t worker, int node)
+{
+  struct machine_cpus cpus;
+  if (!machine_node_cpus (node, &cpus))
+    return;
+  if ((errno = machine_bind_cpus (&cpus)))
+    die (EXIT_OSERR, errno, "worker %" PRIu32 ": cannot run on the CPUs of NUMA node %d",
+         worker, node);
+}
+
+/* --numa-node N: it must exist, and --cpu-list CPUs off it are named.  */
+static void
+check_numa_node (const struct produce_config *cfg)
+{
+  if (!machine_node_exists (cfg->numa_node))
+    {
+      char online[256];
+      machine_nodes_online (online, sizeof online);
+      die (EXIT_USAGE, 0, "--numa-node: this host has no NUMA node %d (its nodes: %s)",
+           cfg->numa_node, online);
+    }
+  struct machine_cpus on;
+  bool known = machine_node_cpus (cfg->numa_node, &on);
+  if (!known && !cfg->ncpus)
+    warn (0, "warning: NUMA node %d lists no CPUs (memory only?): the workers run where "
+          "the kernel puts them (name CPUs with --cpu-list)", cfg->numa_node);
+  for (size_t i = 0; known && i < cfg->ncpus; i++)
+    {
+      struct machine_cpus one = { { 0 } };
+      machine_cpus_add (&one, cfg->cpus[i]);
+      struct machine_nodes nodes;
+      machine_nodes_of_cpus (&one, &nodes);
+      if (!machine_nodes_has (&nodes, cfg->numa_node))
+        {
+          char list[64];
+          machine_nodes_format (&nodes, list, sizeof list);
+          warn (0, "warning: --cpu-list CPU %d is on NUMA node %s, not on --numa-node %d: "
+                "its worker fills the arena across sockets", cfg->cpus[i], list, cfg->numa_node);
+        }
+    }
+}
+
 static void
 run_worker (uint32_t worker, const struct produce_config *cfg)
 {
@@ -244,6 +293,8 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
   int cpu = cfg->ncpus ? cfg->cpus[worker % cfg->ncpus] : -1;
   if (cpu >= 0 && (errno = fill_pace_bind (cpu)))
     die (EXIT_OSERR, errno, "worker %" PRIu32 ": cannot bind to CPU %d", worker, cpu);
+  if (cpu < 0 && cfg->numa_node >= 0)
+    bind_to_node (worker, cfg->numa_node);
   arena->attach_notice = attach_notice;
   arena->before_wait = send_rows_before_wait;
   worker_config = cfg;
@@ -374,6 +425,7 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
     .run = { .backend = ARENA_POOL, .size_bytes = 8 << 20, .dtype = DTYPE_FP32,
              .kind = KIND_TENSOR, .workers = 1, .slots = 4, .items = 64, .epochs = 1 },
     .timeout_s = 60,
+    .numa_node = -1,
   };
   int c;
   while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
@@ -422,6 +474,9 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
         free (cfg->cpus);
         cfg->ncpus = fill_pace_parse_cpus ("--cpu-list", optarg, &cfg->cpus);
         break;
+      case OPT_NUMA_NODE:
+        cfg->numa_node = (int) options_uint ("--numa-node", optarg, 0, MACHINE_NODES_MAX - 1);
+        break;
       case OPT_SWEEP:
         cfg->sweep = true;
         break;
@@ -440,6 +495,8 @@ main (int argc, char **argv)
   parse_options (argc, argv, &cfg);
   if (cfg.sweep)
     return sweep ();
+  if (cfg.numa_node >= 0)
+    check_numa_node (&cfg);
 
   worker_count = cfg.run.workers;
   /* The parent holds every arena open: say so now, not after forking.  */
@@ -475,6 +532,11 @@ main (int argc, char **argv)
                arena_size (cfg.run.backend, layout.bytes, cfg.run.slots, &hb, &cap, &sb),
                err == EFBIG ? ": larger than the file size limit (ulimit -f)" : "");
         }
+      /* Before the workers touch the payload: its pages come from the node.  */
+      if (cfg.numa_node >= 0
+          && (err = machine_bind_memory (arenas[w].base, arenas[w].map_bytes, cfg.numa_node)))
+        die (EXIT_OSERR, err, "arena %s: cannot bind its pages to NUMA node %d",
+             quote (arenas[w].name), cfg.numa_node);
     }
 
   struct csv_line line = { 0 };

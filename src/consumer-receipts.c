@@ -2,10 +2,49 @@
    table per report mode, then the sink's own columns.  */
 #include "system.h"
 #include "consumer-receipts.h"
+#include "close-stdout.h"
+#include "consumer-machine.h"
 #include "die.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <unistd.h>
+
+/* Receipts go out in whole lines only, gathered into writes of up to
+   PIPE_BUF bytes (csv_line_batch; a line at a time to a terminal): a
+   consumer killed outright (SIGKILL) leaves a last line that is whole,
+   never half of one, and every other exit writes them all first
+   (consumer_receipts_flush).  */
+static struct csv_line batch;
+static int to_terminal = -1;
+
+void
+consumer_receipts_flush (bool fatal)
+{
+  int err = csv_batch_flush (&batch, STDOUT_FILENO);
+  if (err && fatal)
+    stdout_write_error (err);
+}
+
+/* LINE, terminated, into the batch (which goes out first when full).  */
+static void
+put_line (struct csv_line *line)
+{
+  if (to_terminal < 0)
+    {
+      to_terminal = isatty (STDOUT_FILENO);
+      /* Its full size at once: a long-lived consumer's heap must not grow
+         as the first batch fills.  */
+      batch.size = 2 * PIPE_BUF;
+      batch.text = xmalloc (batch.size);
+    }
+  int err = csv_line_batch (line, &batch, STDOUT_FILENO);
+  if (err)
+    stdout_write_error (err);
+  if (to_terminal)
+    consumer_receipts_flush (true);
+}
 
 
 /* The configuration columns say what was achieved: a run asked to pin
@@ -123,6 +162,26 @@ RUN_COUNT (shm_avail_after_bytes)
 RUN_COUNT (pss_before_bytes)
 RUN_COUNT (pss_after_bytes)
 RUN_COUNT (rss_peak_bytes)
+RUN_FIXED (unpin_ms, 3)
+RUN_FIXED (pin_s_per_gib, 6)
+RUN_FIXED (unpin_s_per_gib, 6)
+
+/* The machine columns: empty in a row that has none (--calibrate's).  */
+#define RUN_MACHINE(name) \
+  static void run_##name (struct csv_line *line, const void *row) \
+  { put_str (line, RUN (row)->machine ? RUN (row)->machine->name : NULL); }
+RUN_MACHINE (device_pci)
+RUN_MACHINE (link)
+RUN_MACHINE (link_max)
+RUN_MACHINE (device_numa)
+RUN_MACHINE (arena_numa)
+RUN_MACHINE (producer_cpus)
+RUN_MACHINE (producer_numa)
+RUN_MACHINE (consumer_cpus)
+RUN_MACHINE (consumer_numa)
+RUN_MACHINE (thp)
+RUN_MACHINE (thp_shmem)
+RUN_MACHINE (governor)
 
 /* A run report's columns after the configuration; the sink names the
    page-lock time column.  */
@@ -136,6 +195,13 @@ static const struct csv_column run_common[] = {
   { "shm_avail_after_bytes", run_shm_avail_after_bytes },
   { "pss_before_bytes", run_pss_before_bytes }, { "pss_after_bytes", run_pss_after_bytes },
   { "rss_peak_bytes", run_rss_peak_bytes },
+  { "unpin_ms", run_unpin_ms }, { "pin_s_per_gib", run_pin_s_per_gib },
+  { "unpin_s_per_gib", run_unpin_s_per_gib },
+  { "device_pci", run_device_pci }, { "link", run_link }, { "link_max", run_link_max },
+  { "device_numa", run_device_numa }, { "arena_numa", run_arena_numa },
+  { "producer_cpus", run_producer_cpus }, { "producer_numa", run_producer_numa },
+  { "consumer_cpus", run_consumer_cpus }, { "consumer_numa", run_consumer_numa },
+  { "thp", run_thp }, { "thp_shmem", run_thp_shmem }, { "governor", run_governor },
 };
 
 /* One table of the common columns, then SINK's: the same for the header
@@ -177,7 +243,7 @@ consumer_receipts_header (struct csv_line *line, const struct consumer_sink *sin
     }
   else
     csv_columns_header (line, run_table (sink));
-  csv_line_put (line, stdout);
+  put_line (line);
 }
 
 void
@@ -188,7 +254,7 @@ consumer_receipts_item (struct csv_line *line, const struct consumer_sink *sink,
   csv_columns_row (line, item_table, r);
   if (sink->item_columns)
     csv_columns_row (line, sink->item_columns, r);
-  csv_line_put (line, stdout);
+  put_line (line);
 }
 
 void
@@ -196,7 +262,7 @@ consumer_receipts_run (struct csv_line *line, const struct consumer_sink *sink,
                        const struct consumer_run_receipt *r)
 {
   csv_columns_row (line, run_table (sink), r);
-  csv_line_put (line, stdout);
+  put_line (line);
 }
 
 

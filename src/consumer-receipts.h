@@ -23,6 +23,10 @@ void consumer_receipts_item (struct csv_line *line, const struct consumer_sink *
 void consumer_receipts_run (struct csv_line *line, const struct consumer_sink *sink,
                             const struct consumer_run_receipt *r);
 
+/* Write the receipts not yet written to stdout.  FATAL: a write error
+   dies (EXIT_IOERR); else it is left for whoever is already dying.  */
+void consumer_receipts_flush (bool fatal);
+
 /* Warn of ITEM's mismatches: the first one, exactly, and how many.  */
 void consumer_warn_mismatch (const struct consumer_item *item, const struct payload_check *check);
 

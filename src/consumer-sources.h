@@ -19,6 +19,7 @@ struct source
   bool pinned;                /* page-locked: as achieved, not as asked */
   uint64_t shm_bytes;         /* what the object holds in /dev/shm */
   bool finished;              /* every item released, arena unmapped */
+  int worker_pid;             /* its producer worker (consumer-machine.h) */
   struct source *next;        /* hash chain */
   size_t live_index;          /* in the live list, while mapped */
 };

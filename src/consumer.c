@@ -7,6 +7,7 @@
 #include "consumer.h"
 #include "clock.h"
 #include "consumer-intake.h"
+#include "consumer-machine.h"
 #include "consumer-receipts.h"
 #include "consumer-sources.h"
 #include "die.h"
@@ -54,6 +55,9 @@ struct consumer
   bool all_pinned;
   bool pin_warned;
   struct trace *trace;        /* --trace, or NULL */
+  unsigned in_sink;           /* a sink call is in progress (not safe to flush) */
+  struct consumer_machine machine;
+  uint64_t unpin_ns, unpinned_bytes;  /* runs let go before the report */
 };
 
 /* die() runs this: tell every producer we are gone so none waits out its
@@ -67,6 +71,15 @@ consumer_cleanup (void)
   if (!c)
     return;
   active_consumer = NULL;
+  /* Every item handled gets its receipt, also on the way out: what the
+     sink holds completes first, unless it was the sink that died (its
+     state is then unknown), and the receipts are written whole.  */
+  if (!c->in_sink && c->sink->flush)
+    {
+      c->in_sink++;
+      c->sink->flush (c->sink->context, c);
+    }
+  consumer_receipts_flush (false);
   sources_free (&c->sources, NULL, NULL, true);
 }
 
@@ -178,8 +191,10 @@ find_source (struct consumer *c, const struct handle_row *row, size_t line)
   if (row->config.pinned && c->sink->pin)
     {
       char refusal[256];
+      c->in_sink++;
       s->pinned = c->sink->pin (c->sink->context, &s->arena, &s->pin_ns, refusal,
                                 sizeof refusal);
+      c->in_sink--;
       if (!s->pinned)
         pin_refused (c, s, refusal);
     }
@@ -235,10 +250,18 @@ unpin_source (void *context, struct source *s)
     sink->unpin (sink->context, &s->arena);
 }
 
+/* Unpinning is timed: a run report gives its cost per GiB.  */
 static void
 unpin_for_consumer (void *context, struct source *s)
 {
-  unpin_source ((void *) ((struct consumer *) context)->sink, s);
+  struct consumer *c = context;
+  uint64_t start = clock_now_ns ();
+  unpin_source ((void *) c->sink, s);
+  if (c->sink->unpin && s->pinned)
+    {
+      c->unpin_ns += clock_now_ns () - start;
+      c->unpinned_bytes += s->arena.map_bytes;
+    }
 }
 
 /* Unmap the arenas of every producer run whose arenas are all done: a
@@ -250,66 +273,84 @@ release_finished (struct consumer *c)
   sources_let_go (&c->sources, take_memory_after, unpin_for_consumer, c);
 }
 
-/* ------------------------------------------------------ --timeout */
+/* ------------------------------------------ --timeout and signals */
 
 /* The time we started waiting for the next row (0 while busy), read by
    the timer's handler.  */
 static _Atomic uint64_t waiting_since_ns;
 static _Atomic uint64_t rows_read;
 static uint64_t row_timeout_ns;
+/* Why the input was cut short: SIGALRM for --timeout, or the SIGTERM,
+   SIGINT or SIGHUP that came; 0 while it goes on.  */
+static volatile sig_atomic_t stop_signal;
+/* The read end of a pipe whose write end is closed: at a stop it replaces
+   stdin, so the read in progress (restarted after the handler) and every
+   later one ends the input at once, with no race between a check of
+   stop_signal and a read that blocks.  */
+static int eof_fd = -1;
 
-static size_t
-format_u64 (char *out, uint64_t v)
+/* Handlers only set stop_signal and dup2(2) (async-signal-safe): the
+   receipts are written, and the producers told, on the main path.  */
+static void
+stop_input (int sig)
 {
-  char digits[24];
-  size_t n = 0;
-  do
-    digits[n++] = (char) ('0' + v % 10);
-  while (v /= 10);
-  for (size_t i = 0; i < n; i++)
-    out[i] = digits[n - 1 - i];
-  return n;
+  stop_signal = sig;
+  if (eof_fd >= 0)
+    {
+      dup2 (eof_fd, STDIN_FILENO);
+      return;
+    }
+  /* No pipe to end the input with (no descriptor was left): the old way,
+     without the receipts still held.  */
+  static const char text[] = ": input cut short; receipts not yet written are lost\n";
+  ssize_t ignored = write (STDERR_FILENO, program_name, strlen (program_name));
+  ignored = write (STDERR_FILENO, text, sizeof text - 1);
+  (void) ignored;
+  _exit (sig == SIGALRM ? EXIT_TEMPFAIL : 128 + sig);
 }
 
-/* The timer: no row for --timeout seconds.  Only write(2) and _exit(2)
-   here; the producer notices our lock is gone, and nothing of ours is
-   left in /dev/shm (names are unlinked at attach).  */
+/* The timer: no row for --timeout seconds.  */
 static void
 on_row_timer (int sig)
 {
-  (void) sig;
   uint64_t since = atomic_load (&waiting_since_ns);
-  if (!since || clock_now_ns () - since < row_timeout_ns)
-    return;
-  char text[512];
-  size_t n = 0;
-  const char *parts[] = { program_name, ": stdin: no handle row for ", NULL };
-  for (const char **p = parts; *p; p++)
-    for (const char *q = *p; *q && n < 200; q++)
-      text[n++] = *q;
-  n += format_u64 (text + n, row_timeout_ns / 1000000000ULL);
-  uint64_t ms = row_timeout_ns / 1000000ULL % 1000;
-  if (ms)
+  if (!stop_signal && since && clock_now_ns () - since >= row_timeout_ns)
+    stop_input (sig);
+}
+
+/* SIGTERM, SIGINT, SIGHUP: stop reading and finish as for --timeout; a
+   second one (a consumer stuck in its sink) ends the process at once.  */
+static void
+on_stop_signal (int sig)
+{
+  if (stop_signal)
     {
-      text[n++] = '.';
-      text[n++] = (char) ('0' + ms / 100);
-      if (ms % 100)
-        text[n++] = (char) ('0' + ms / 10 % 10);
-      if (ms % 10)
-        text[n++] = (char) ('0' + ms % 10);
+      signal (sig, SIG_DFL);
+      raise (sig);
+      return;
     }
-  const char *mid = " s after ";
-  for (const char *q = mid; *q; q++)
-    text[n++] = *q;
-  uint64_t rows = atomic_load (&rows_read);
-  n += format_u64 (text + n, rows);
-  const char *tail = rows == 1 ? " line: the producer stalled, or a filter in the pipe holds the rows\n"
-    : " lines: the producer stalled, or a filter in the pipe holds the rows\n";
-  for (const char *q = tail; *q; q++)
-    text[n++] = *q;
-  ssize_t ignored = write (STDERR_FILENO, text, n);
-  (void) ignored;
-  _exit (EXIT_TEMPFAIL);
+  stop_input (sig);
+}
+
+static void
+catch_stop_signals (void)
+{
+  int p[2];
+  if (eof_fd < 0 && pipe (p) == 0)
+    {
+      close (p[1]);
+      eof_fd = p[0];
+    }
+  static const int stops[] = { SIGTERM, SIGINT, SIGHUP };
+  struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
+  sigemptyset (&sa.sa_mask);
+  for (size_t i = 0; i < ARRAY_SIZE (stops); i++)
+    {
+      struct sigaction old;
+      /* An ignored signal (nohup, a background job's SIGINT) stays so.  */
+      if (sigaction (stops[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        sigaction (stops[i], &sa, NULL);
+    }
 }
 
 static void
@@ -347,6 +388,8 @@ static void
 on_record (const struct csv_record *record, void *context)
 {
   struct consumer *c = context;
+  if (stop_signal)
+    return;                     /* the input was cut short: rows left unread */
   uint64_t arrive = clock_now_ns ();
   waiting_since_ns = 0;
   rows_read++;
@@ -387,6 +430,7 @@ on_record (const struct csv_record *record, void *context)
   check_in_order (s, &item.row, record->line);
   s->items++;
   c->items_seen++;
+  consumer_machine_item (&c->machine, &s->arena, s->items, &s->worker_pid);
 
   item.arena = &s->arena;
   item.data = s->arena.base + item.row.handle.offset;
@@ -400,7 +444,9 @@ on_record (const struct csv_record *record, void *context)
       c->window_start_ns = c->idle_since_ns;
       c->cpu_start_ns = clock_cpu_ns ();
     }
+  c->in_sink++;
   c->sink->process (c->sink->context, c, &item);
+  c->in_sink--;
   release_finished (c);
   c->idle_since_ns = clock_now_ns ();
   waiting_since_ns = c->idle_since_ns;
@@ -411,7 +457,9 @@ static void
 on_idle (void *context)
 {
   struct consumer *c = context;
+  c->in_sink++;
   c->sink->idle (c->sink->context, c);
+  c->in_sink--;
   release_finished (c);
 }
 
@@ -496,6 +544,7 @@ consumer_put_run_receipt (const struct consumer_sink *sink, const struct consume
 {
   struct csv_line line = { 0 };
   consumer_receipts_run (&line, sink, r);
+  consumer_receipts_flush (true);
   csv_line_free (&line);
 }
 
@@ -507,6 +556,9 @@ print_run_report (struct consumer *c)
   double seconds = (double) (c->window_end_ns - c->window_start_ns) / 1e9;
   const struct run_config *config = &c->first_config;
   uint64_t sink_pinned = c->sink->pinned_bytes ? c->sink->pinned_bytes (c->sink->context) : 0;
+  static struct consumer_machine_cells machine;
+  consumer_machine_cells (&c->machine, &machine);
+  const double gib = 1024.0 * 1024 * 1024;
   struct consumer_run_receipt r = {
     .config = {
       .arm = arm_of (c, config, c->all_pinned),
@@ -534,15 +586,45 @@ print_run_report (struct consumer *c)
     .pss_before_bytes = c->pss_before,
     .pss_after_bytes = c->pss_after,
     .rss_peak_bytes = machine_rss_peak_bytes (),
+    .unpin_ms = c->unpinned_bytes ? (double) c->unpin_ns / 1e6 : NAN,
+    .pin_s_per_gib = c->pinned_bytes ? (double) c->pin_ns / 1e9 / ((double) c->pinned_bytes / gib)
+                                     : NAN,
+    .unpin_s_per_gib = c->unpinned_bytes
+                       ? (double) c->unpin_ns / 1e9 / ((double) c->unpinned_bytes / gib) : NAN,
+    .machine = &machine,
     .extra = c->sink->run_extra ? c->sink->run_extra (c->sink->context) : NULL,
   };
   consumer_receipts_run (&c->line, c->sink, &r);
+}
+
+/* The input was cut short (stop_signal): the items in flight complete,
+   every receipt is written whole, the producers are told (die's cleanup,
+   consumer_cleanup), and we exit 75 for --timeout or die of the signal
+   that came.  A run report is not written: it would pass for a whole
+   run's.  */
+static _Noreturn void
+stop_early (struct consumer *c)
+{
+  int sig = stop_signal;
+  if (sig == SIGALRM)
+    {
+      uint64_t rows = atomic_load (&rows_read);
+      die (EXIT_TEMPFAIL, 0, "stdin: no handle row for %g s after %" PRIu64 " line%s: the producer "
+           "stalled, or a filter in the pipe holds the rows", c->options->timeout_s, rows,
+           rows == 1 ? "" : "s");
+    }
+  consumer_cleanup ();
+  fflush (stdout);
+  signal (sig, SIG_DFL);
+  raise (sig);
+  _exit (128 + sig);
 }
 
 int
 consumer_run (const struct consumer_options *options, const struct consumer_sink *sink)
 {
   struct consumer c = { .options = options, .sink = sink };
+  consumer_machine_init (&c.machine, sink->device_pci);
   /* Before the first arena is mapped.  */
   c.pss_before = machine_pss_bytes ();
   c.shm_avail_before = machine_fs_avail_bytes ("/dev/shm");
@@ -559,12 +641,19 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
          quote (arena_fault_name ()));
   arena_fault_catch (&truncated);
   waiting_since_ns = c.idle_since_ns;
+  catch_stop_signals ();
   start_row_timer (options->timeout_s);
 
   consumer_intake_read (STDIN_FILENO, "stdin", on_record, sink->idle ? on_idle : NULL, &c);
   stop_row_timer ();
+  if (stop_signal)
+    stop_early (&c);
   if (sink->flush)
-    sink->flush (sink->context, &c);
+    {
+      c.in_sink++;
+      sink->flush (sink->context, &c);
+      c.in_sink--;
+    }
   /* The CPU time of the measured window, sampled once here rather than
      after every item (a system call each).  */
   c.cpu_end_ns = clock_cpu_ns ();
@@ -584,14 +673,18 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
     die (EXIT_NOINPUT, 0, "no measured items: every row belongs to the %u warm-up epoch%s",
          options->warmup_epochs, options->warmup_epochs == 1 ? "" : "s");
 
+  consumer_machine_end (&c.machine);
+  consumer_machine_warn (&c.machine);
   if (options->report == REPORT_RUN)
     print_run_report (&c);
   if (c.trace)
     trace_close (c.trace);
+  consumer_receipts_flush (true);
   sources_free (&c.sources, unpin_source, (void *) sink, false);
   arena_fault_catch (NULL);
   active_consumer = NULL;
   die_set_cleanup (NULL);
   csv_line_free (&c.line);
+  consumer_machine_free (&c.machine);
   return c.mismatched_items ? EXIT_MISMATCH : EXIT_OK;
 }

@@ -12,6 +12,8 @@
 #include "trace.h"
 #include "payload.h"
 
+struct consumer_machine_cells;
+
 enum report_mode { REPORT_ITEMS, REPORT_RUN };
 extern const char *const report_mode_names[];
 
@@ -78,12 +80,19 @@ struct consumer_run_receipt
   /* Memory (arenabench(7), "Memory columns").  */
   uint64_t pinned_bytes, shm_bytes, shm_avail_before_bytes, shm_avail_after_bytes;
   uint64_t pss_before_bytes, pss_after_bytes, rss_peak_bytes;
+  /* Page-lock costs: unpin time, and both per GiB (NaN: none).  */
+  double unpin_ms, pin_s_per_gib, unpin_s_per_gib;
+  /* Where it ran (arenabench(7), "Machine columns"); NULL: empty cells.  */
+  const struct consumer_machine_cells *machine;
   const void *extra;            /* the sink's, for its own columns */
 };
 
 struct consumer_sink
 {
   void *context;
+  /* The PCI address of the device the items go to (h2d-check's GPU), for
+     the run report's machine columns and placement warnings; NULL: none. */
+  const char *device_pci;
   /* Receipt columns after the common ones (NULL: none).  Item columns get
      a struct consumer_item_receipt, run columns a struct
      consumer_run_receipt whose EXTRA the sink's run_extra filled.  */

@@ -571,6 +571,7 @@ main (int argc, char **argv)
 
   const struct consumer_sink sink = {
     .context = &gpu,
+    .device_pci = gpu.gpu.pci_bus_id,
     .item_columns = item_columns,
     .run_columns = run_columns,
     .pin_column = "register_ms",

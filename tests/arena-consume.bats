@@ -679,6 +679,71 @@ EOF2
   assert_output "arena-consume: --timeout: '0' out of range [0.001, 1e+06]"
 }
 
+# receipts_whole FILE: "RECEIPTS BAD" -- the receipt lines of FILE after
+# its header, and how many of them have another field count than the
+# header (a line cut short); the file must end with a newline.
+receipts_whole() {
+  [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] || { echo "no newline at the end of $1" >&2; return 1; }
+  awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print NR - 1, bad + 0 }' "$1"
+}
+
+# consume_fifo ARGS...: arena-consume ARGS in the background, reading the
+# FIFO $TMP/pipe that descriptor 4 holds open (so the input never ends by
+# itself), receipts in $TMP/out, errors in $TMP/err; sets CONSUMER.
+consume_fifo() {
+  mkfifo "$TMP/pipe"
+  arena-consume "$@" < "$TMP/pipe" > "$TMP/out" 2> "$TMP/err" 3>&- &
+  CONSUMER=$!
+  exec 4> "$TMP/pipe"
+}
+
+@test "--timeout: every item handled before the wait ended has its receipt, whole" {
+  start_producer 50 "$TMP/rows.csv" --size 4096 --items 50 --slots 50
+  consume_fifo --timeout 0.5
+  head -n 51 "$TMP/rows.csv" >&4
+  local st=0
+  wait "$CONSUMER" || st=$?
+  exec 4>&-
+  [ "$st" -eq 75 ]
+  [ "$(cat "$TMP/err")" = "arena-consume: stdin: no handle row for 0.5 s after 51 lines: the producer stalled, or a filter in the pipe holds the rows" ]
+  run receipts_whole "$TMP/out"
+  assert_output "50 0"
+  # The producer saw every item released, and the consumer leave.
+  producer_ended 0
+}
+
+# (SIGINT is handled the same way, but a background job of a script starts
+# with it ignored, and an ignored signal stays so.)
+@test "SIGTERM and SIGHUP: every item handled has its receipt, whole, and the consumer dies of the signal" {
+  local sig
+  for sig in TERM HUP; do
+    rm -f "$TMP/pipe"
+    start_producer 50 "$TMP/rows.csv" --size 4096 --items 50 --slots 50
+    consume_fifo
+    cat "$TMP/rows.csv" >&4
+    # The producer exits once the consumer has released all 50 items.
+    producer_ended 0
+    kill -"$sig" "$CONSUMER"
+    local st=0
+    wait "$CONSUMER" || st=$?
+    exec 4>&-
+    [ "$st" -eq $((128 + $(kill -l "$sig"))) ]
+    [ ! -s "$TMP/err" ]
+    run receipts_whole "$TMP/out"
+    assert_output "50 0"
+  done
+}
+
+@test "a malformed row after 50 handled: exit 65, and the 50 receipts written first" {
+  start_producer 50 "$TMP/rows.csv" --size 4096 --items 50 --slots 50
+  { cat "$TMP/rows.csv"; echo 'not,a,row'; } > "$TMP/in.csv"
+  run bash -c "arena-consume < '$TMP/in.csv' > '$TMP/out'"
+  assert_status 65
+  assert_output "arena-consume: line 52: expected 21 fields, found 3"
+  run receipts_whole "$TMP/out"
+  assert_output "50 0"
+}
+
 @test "--timeout: a SIGSTOPped producer does not hold the consumer forever" {
   mkfifo "$TMP/pipe"
   arena-produce --size 64K --items 1000000 --slots 2 --timeout 30 > "$TMP/pipe" 2> /dev/null 3>&- &

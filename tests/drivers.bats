@@ -39,7 +39,8 @@ run_header() {
 2 ring-fill
 2 pool-pageable
 2 memcpy"
-  run sed 's/: .*//' "$TMP/pa/receipt.txt"
+  # (One "numa node N" line per node of this host.)
+  run bash -c "sed 's/: .*//' '$TMP/pa/receipt.txt' | grep -v '^numa node [0-9]*$'"
   assert_output "command
 date
 host
@@ -47,6 +48,9 @@ cpu
 kernel
 arenabench
 commit
+numa nodes
+thp
+cpu governor
 consumer
 config
 arms"
@@ -370,6 +374,9 @@ E: 1.400x faster [1.380, 1.420] (95% CI, n=5 paired blocks)
 1 producer, ring: pinned arena vs pageable: 4.81x faster [4.46, 5.21] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats
 
+pool, 1 producer: page-locking 512 MiB cost 1.5 ms; it pays for itself after 1 item (8.4 MB) at the measured pinned and pageable rates (95% CI 1 to 1 item)
+ring, 1 producer: page-locking 512 MiB cost 1.5 ms; it pays for itself after 1 item (8.4 MB) at the measured pinned and pageable rates (95% CI 1 to 1 item)
+
 # memory per arm (means): page-locked GiB and /dev/shm GiB beside items/s
 workers 1  pool-pageable    110.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
 workers 1  pool-pinned      710.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
@@ -679,6 +686,100 @@ fake_gpu() {
   assert_output 6
 }
 
+# A stand-in gnuplot that keeps the script it is given in $TMP/plot.gp.
+fake_gnuplot() {
+  mkdir -p "$TMP/bin"
+  printf '#!/bin/sh\n[ "$1" = -e ] && exit 0\ncat > "%s/plot.gp"\n' "$TMP" > "$TMP/bin/gnuplot"
+  chmod +x "$TMP/bin/gnuplot"
+}
+
+@test "pinned-arena --plot: the title promises page-locked GiB labels only where they are drawn" {
+  fake_gnuplot
+  PATH=$TMP/bin:$PATH run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pc' --plot 2> /dev/null"
+  assert_status 0
+  grep -q '^set multiplot layout 1,2 title ".*fresh-process runs (dots: runs)"$' "$TMP/plot.gp"
+  ! grep -q 'labels' "$TMP/plot.gp" || false
+  fake_gpu
+  # 256 KiB items in 4 slots: 0.001 GiB page-locked per arena, a label.
+  # (The stand-in's raw-* rows are all equal, with no interval: the title
+  # still counts their runs.)
+  PATH=$TMP/bin:$PATH run bash -c "pinned-arena --size 256K --items 4 --repeats 2 --out '$TMP/pg' --plot 2> /dev/null"
+  assert_status 0
+  grep -q '^set multiplot layout 1,2 title "256KiB fp32 tensor items: checked items/s, means with 95% CI of n = 2 fresh-process runs (dots: runs); labels: mean page-locked GiB"$' "$TMP/plot.gp"
+  grep -q 'with labels offset' "$TMP/plot.gp"
+}
+
+@test "pinned-arena --from: when page-locking pays for itself, and the placement warnings, in words" {
+  mkdir "$TMP/be"
+  printf 'command: pinned-arena --size 8MiB\narms: pool-pinned pool-pageable\n' > "$TMP/be/receipt.txt"
+  {
+    echo repeat,arm,backend,pinned,size_bytes,dtype,kind,workers,items,items_per_s,gb_per_s,mismatches,register_ms,pinned_bytes,device_pci,link,link_max,device_numa,arena_numa,producer_numa,gpu
+    local m='0000:17:00.0,16.0 GT/s x16,32.0 GT/s x16,1,0,0;1,Fabricated GPU'
+    echo "1,pool-pinned,pool,1,8388608,fp32,tensor,1,256,1000,8.388608,0,40,268435456,$m"
+    echo "1,pool-pageable,pool,0,8388608,fp32,tensor,1,256,500,4.194304,0,,0,$m"
+    echo "2,pool-pinned,pool,1,8388608,fp32,tensor,1,256,1010,8.47249408,0,42,268435456,$m"
+    echo "2,pool-pageable,pool,0,8388608,fp32,tensor,1,256,505,4.23624704,0,,0,$m"
+    echo "3,pool-pinned,pool,1,8388608,fp32,tensor,1,256,990,8.30472192,0,41,268435456,$m"
+    echo "3,pool-pageable,pool,0,8388608,fp32,tensor,1,256,495,4.15236096,0,,0,$m"
+  } > "$TMP/be/raw.csv"
+  run bash -c "pinned-arena --from '$TMP/be' --out '$TMP/o' 2> '$TMP/err'"
+  assert_status 0
+  # 41 ms against 1/500 - 1/1000 s saved per item: 41 items of 8 MiB.
+  grep -qxF 'pool, 1 producer: page-locking 256 MiB cost 41 ms; it pays for itself after 41 items (343.9 MB) at the measured pinned and pageable rates (95% CI 39 to 45 items)' "$TMP/o/summary.txt"
+  local w="warning: GPU 0000:17:00.0: its PCIe link ran at 16.0 GT/s x16, below its maximum 32.0 GT/s x16: every copy is capped by it
+warning: arena pages on NUMA node 0, GPU 0000:17:00.0 on node 1: copies crossed between sockets (arena-produce --numa-node 1)
+warning: producers ran on NUMA node 0;1, GPU 0000:17:00.0 on node 1 (arena-produce --numa-node 1)"
+  run grep '^warning: ' "$TMP/o/summary.txt"
+  assert_output "$w"
+  run grep '^warning: ' "$TMP/err"
+  assert_output "$w"
+  # Pinned no faster: it never pays.
+  sed -i 's/,1000,8.388608,/,400,3.3554432,/; s/,1010,8.47249408,/,404,3.3890,/; s/,990,8.30472192,/,396,3.3219,/' "$TMP/be/raw.csv"
+  run bash -c "pinned-arena --from '$TMP/be' --out '$TMP/o2' 2> /dev/null | grep 'page-locking'"
+  assert_output "pool, 1 producer: page-locking 256 MiB cost 41 ms; it never pays for itself: the pinned arm was no faster than pageable"
+}
+
+@test "every driver's receipt records the machine: NUMA nodes and CPUs, THP, governors, each GPU's link and node" {
+  local s=$TMP/sys d=0000:17:00.0
+  mkdir -p "$s/devices/system/node/node0" "$s/devices/system/node/node1" "$s/kernel/mm/transparent_hugepage" \
+    "$s/devices/system/cpu/cpu0/cpufreq" "$s/devices/system/cpu/cpu1/cpufreq" "$s/bus/pci/devices/$d"
+  echo 0-1 > "$s/devices/system/node/online"
+  echo 0-1 > "$s/devices/system/node/node0/cpulist"
+  echo 2-3 > "$s/devices/system/node/node1/cpulist"
+  echo 'always [madvise] never' > "$s/kernel/mm/transparent_hugepage/enabled"
+  echo performance > "$s/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+  echo performance > "$s/devices/system/cpu/cpu1/cpufreq/scaling_governor"
+  echo '16.0 GT/s PCIe' > "$s/bus/pci/devices/$d/current_link_speed"
+  echo '32.0 GT/s PCIe' > "$s/bus/pci/devices/$d/max_link_speed"
+  echo 16 > "$s/bus/pci/devices/$d/current_link_width"
+  echo 16 > "$s/bus/pci/devices/$d/max_link_width"
+  echo 1 > "$s/bus/pci/devices/$d/numa_node"
+  ARENABENCH_TEST_SYSFS=$s ARENABENCH_TEST_PCI=$d run pinned-arena --cpu --size 4K --items 4 --repeats 1 --out "$TMP/pa"
+  assert_status 0
+  run sed -n '/^numa nodes: /,/^gpu pci /p' "$TMP/pa/receipt.txt"
+  assert_output "numa nodes: 0-1
+numa node 0: cpus 0-1
+numa node 1: cpus 2-3
+thp: madvise, shmem unknown
+cpu governor: performance (2 CPUs)
+gpu pci $d: link 16.0 GT/s PCIe x16, max 32.0 GT/s PCIe x16, numa node 1"
+}
+
+@test "h2d-sweep (stand-in h2d-check): a size whose arenas do not fit is skipped with a note; sizes are counted without an arena" {
+  fake_gpu
+  # 1 TiB items: 2 slots (1 GiB and more) of them never fit.
+  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 4K,1T --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --out '$TMP/hs' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  assert_status 0
+  [[ ${lines[0]} =~ ^h2d-sweep:\ note:\ 1TiB\ items\ do\ not\ fit:\ 1\ worker\ x\ 2\ slots\ need\ 2048\.0\ GiB\ of\ /dev/shm\ and\ memory,\ [0-9]+\.[0-9]\ GiB\ is\ available\;\ size\ skipped$ ]]
+  grep -q '^note: 1TiB items do not fit: ' "$TMP/hs/receipt.txt"
+  grep -q '^note: 1TiB items do not fit: ' "$TMP/hs/summary.txt"
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["size_bytes"] }' "$TMP/hs/raw.csv"
+  [ "$(sort -u <<<"$output")" = 4096 ]
+  # A size arena-produce refuses is its message, and the sweep's exit 64.
+  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 4X --repeats 1 --workers 1 --out '$TMP/hx' 2>&1 >/dev/null | head -n 1"
+  assert_output "arena-produce: --size: invalid size '4X' (use bytes or a suffix such as 64K, 8MiB, 1G)"
+}
+
 @test "pinned-arena and h2d-sweep without h2d-check --staged: the staged arm skipped with a note" {
   fake_gpu
   PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
@@ -787,7 +888,9 @@ size   arm            n  idle ms  idle   no row  no slot  check  release  other
   # link (8000) in every run: no limit holds for them, and notes say so.
   PATH=$TMP/bin:$PATH FAKE_PINNED_RATE=10000 FAKE_LOG=$TMP/h2d.log run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --trace --out '$TMP/pa' 2> /dev/null"
   assert_status 0
-  run sed '/^# memory per arm/,$d' "$TMP/pa/summary.txt"
+  # The break-even lines rest on the stand-in's measured mlock time; the
+  # --from tests check them on fixed rows.
+  run sed -e '/^# memory per arm/,$d' -e '/: page-locking .* cost /,/^$/d' "$TMP/pa/summary.txt"
   assert_output "# pinned-arena: 4KiB fp32 tensor items to the GPU, checked there
 # host $(hostname): $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs

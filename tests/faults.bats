@@ -325,7 +325,8 @@ EOF
     [ "$status" -eq "$code" ]
     [ ! -s "$TMP/out" ]
     [ ! -s "$TMP/err" ]
-    kill -KILL "$writer"
+    # The writer's sleep has no more to do; it may be gone already.
+    kill -KILL "$writer" 2> /dev/null || true
     wait "$writer" 2> /dev/null || true
   done <<'EOF'
 INT|130

@@ -54,7 +54,7 @@ check() {
 
 @test "the table parsers find the options (arena-produce, pinned-arena)" {
   run c_options arena-produce
-  assert_output "$(printf '%s\n' backend cpu-list dtype epochs fill fill-chunk fill-rate help items kind pin size slots sweep timeout version workers)"
+  assert_output "$(printf '%s\n' backend cpu-list dtype epochs fill fill-chunk fill-rate help items kind numa-node pin size slots sweep timeout version workers)"
   run driver_options pinned-arena
   assert_output "$(printf '%s\n' cpu dtype fill force from help inflight items kind out plot repeats size slots staging-threads timeout trace version workers)"
 }
@@ -110,6 +110,40 @@ contrib_tools() {
   done
   if [ -n "$bad" ]; then
     echo "help wider than 80 columns:$bad" >&2
+    return 1
+  fi
+}
+
+# The options of a --help: each description starts in the column its
+# continuation lines are indented to (an option too long for that column
+# has its description on the next line).  Prints the lines that do not.
+misaligned_options() {
+  awk '
+    /^  --/ { opt = 1; n = match($0, /^  --[^ ]+( [^ ]+)?/); head[++k] = $0; len[k] = RLENGTH; next }
+    opt && /^ +[^ ]/ { if (!col) col = match($0, /[^ ]/) - 1; if (match($0, /[^ ]/) - 1 != col) bad[++b] = $0; next }
+    { opt = 0 }
+    END {
+      for (i = 1; i <= k; i++) {
+        l = head[i]
+        if (len[i] == length(l)) continue                    # description below
+        if (len[i] >= col || substr(l, col + 1, 1) == " " || substr(l, len[i] + 1, col - len[i]) !~ /^ +$/)
+          bad[++b] = l
+      }
+      for (i = 1; i <= b; i++) print bad[i]
+    }'
+}
+
+@test "every driver's option descriptions begin in one column" {
+  local prog bad= out
+  cd "$TMP"
+  # The drivers whose --help ends with driver-lib.sh's common options.
+  for prog in $(grep -l '^\$(drv_usage_common)' "$top_srcdir"/contrib/*); do
+    prog=${prog##*/}
+    out=$(timeout 120 "$prog" --help 2>&1 | expand | misaligned_options)
+    [ -z "$out" ] || bad+=$'\n'"  $prog --help:"$'\n'"$out"
+  done
+  if [ -n "$bad" ]; then
+    echo "option descriptions out of their column:$bad" >&2
     return 1
   fi
 }

@@ -5,6 +5,11 @@
 
 load test-helper
 
+# The machine columns after rss_peak_bytes (arenabench(7)): page-lock
+# costs (empty when nothing was pinned), no device (a CPU consumer), then
+# where the pages and CPUs were, THP and governors (a value or unknown).
+MACHINE_UNPINNED_RE=',,,,,,,,[^,]+(,[^,]+){7}'
+MACHINE_PINNED_RE=',[0-9]+\.[0-9]{3},[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},,,,,[^,]+(,[^,]+){7}'
 NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
 
 setup() {
@@ -111,7 +116,7 @@ pipeline() {
   CONSUME_ARGS='--warmup-epochs 2 --report run' run pipeline --size 4096 --items 2 --epochs 3 --workers 2
   assert_status 0
   [ "${lines[0]}" = "$RUN_HEADER" ]
-  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,2,4,4,16384,[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{4},[0-9]+\.[0-9]{6},,0,2,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$ ]]
+  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,2,4,4,16384,[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{4},[0-9]+\.[0-9]{6},,0,2,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$MACHINE_UNPINNED_RE$ ]]
 }
 
 @test "--report run: one row with the run's numbers" {
@@ -119,14 +124,14 @@ pipeline() {
   assert_status 0
   [ "${#lines[@]}" -eq 2 ]
   [ "${lines[0]}" = "$RUN_HEADER" ]
-  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,1,4,10,40960,([0-9]+\.[0-9]{6}),([0-9]+\.[0-9]{2}),([0-9]+\.[0-9]{4}),[0-9]+\.[0-9]{6},,0,0,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$ ]]
+  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,1,4,10,40960,([0-9]+\.[0-9]{6}),([0-9]+\.[0-9]{2}),([0-9]+\.[0-9]{4}),[0-9]+\.[0-9]{6},,0,0,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$MACHINE_UNPINNED_RE$ ]]
   # items_per_s is items / seconds.
   local seconds=${BASH_REMATCH[1]} rate=${BASH_REMATCH[2]}
   run awk -v s="$seconds" -v r="$rate" 'BEGIN { d = 10 / s - r; if (d < 0) d = -d; print (s > 0 && d <= 0.01 * r + 0.01) ? "consistent" : "off" }'
   assert_output consistent
   CONSUME_ARGS='--report run --no-verify' run pipeline --backend ring --size 1000 --items 3 --dtype uint8 --kind nested --slots 8
   assert_status 0
-  [[ "${lines[1]}" =~ ^ring-pageable,ring,0,1000,uint8,nested,1,8,3,3081,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,,,0,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$ ]]
+  [[ "${lines[1]}" =~ ^ring-pageable,ring,0,1000,uint8,nested,1,8,3,3081,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,,,0,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$MACHINE_UNPINNED_RE$ ]]
 }
 
 @test "--pin: arms are pinned, the consumer page-locks and reports mlock_ms" {
@@ -135,7 +140,7 @@ pipeline() {
   fi
   CONSUME_ARGS='--report run' run pipeline --size 64K --items 4 --pin
   assert_status 0
-  [[ "${lines[1]}" =~ ^pool-pinned,pool,1,65536,fp32,tensor,1,4,4,262144,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9]+\.[0-9]{3},0,0,266240,266240,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$ ]]
+  [[ "${lines[1]}" =~ ^pool-pinned,pool,1,65536,fp32,tensor,1,4,4,262144,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9]+\.[0-9]{3},0,0,266240,266240,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$MACHINE_PINNED_RE$ ]]
   run bash -c "set -o pipefail; arena-produce --backend ring --size 64K --items 2 --pin | arena-consume | columns arm backend pinned"
   assert_status 0
   assert_output "arm,backend,pinned

@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# What a packager sees of the build: the archiver's flags, the host flags
+# nvcc objects get, and the drivers run from a staged install (DESTDIR).
+
+load test-helper   # its setup and teardown: a fresh $TMP, no arena left
+
+# make_var NAME: the value of NAME in the build tree's Makefile.
+make_var() {
+  printf 'ab-print-var:\n\t@echo $(%s)\n' "$1" \
+    | make -s --no-print-directory -C "$top_builddir" -f Makefile -f - ab-print-var
+}
+
+@test "the archiver's flags make ar say nothing (no \"'u' modifier ignored\")" {
+  cp "$top_builddir/src/die.o" "$TMP/die.o"
+  run bash -c "cd '$TMP' && $(make_var AR) $(make_var ARFLAGS) t.a die.o 2>&1"
+  [ "$status" -eq 0 ]
+  assert_output ""
+  [ -s "$TMP/t.a" ]
+}
+
+@test "a comma in CFLAGS reaches nvcc's host compiler as one flag" {
+  [ "${ARENABENCH_HAVE_CUDA:-no}" = yes ] || skip "a build without CUDA has no nvcc objects"
+  # The Makefile's .cu rule on a file of our own (a suffix rule takes any
+  # path); -dryrun: nvcc lists the host compiler's commands, writes nothing.
+  echo 'int main () { return 0; }' > "$TMP/probe.cu"
+  run make -s --no-print-directory -C "$top_builddir" "$TMP/probe.o" \
+    CFLAGS='-O2 -fsanitize=address,undefined -Wp,-D_FORTIFY_SOURCE=2' \
+    NVCC="$(make_var NVCC) -dryrun"
+  [ "$status" -eq 0 ]
+  # The host compilations (cudafe1's C++ pass and the final one) get both whole.
+  [ "$(grep -c -e ' "*-fsanitize=address,undefined"* ' <<<"$output")" -ge 2 ]
+  [ "$(grep -c -e ' "*-Wp,-D_FORTIFY_SOURCE=2"* ' <<<"$output")" -ge 2 ]
+  ! grep -q -e ' "*-fsanitize=address"* ' -e ' "*undefined"* ' <<<"$output"
+}
+
+@test "drivers installed under DESTDIR answer --help and --version, and make installcheck runs them there" {
+  local stage=$TMP/stage prefix=/nonexistent/arenabench-test
+  run make -s --no-print-directory -C "$top_builddir" install DESTDIR="$stage" prefix="$prefix"
+  [ "$status" -eq 0 ]
+  for d in pinned-arena multi-gpu-h2d h2d-sweep transfer-overlap; do
+    run "$stage$prefix/bin/$d" --version
+    [ "$status" -eq 0 ]
+    assert_output "$d (arenabench) $ARENABENCH_VERSION"
+    run "$stage$prefix/bin/$d" --help
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "Usage: $d [OPTION]..."* ]]
+  done
+  run make -s --no-print-directory -C "$top_builddir" installcheck DESTDIR="$stage" prefix="$prefix"
+  [ "$status" -eq 0 ]
+}
