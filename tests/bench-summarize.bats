@@ -897,7 +897,9 @@ b,1.00000000000025,0.9999999999996916,1.0000000000008085"
 log-boot-t"
   # Below 30 values the default at n=3 across many samples: never negative.
   awk 'BEGIN { srand(5); print "g,v"; for (r = 0; r < 500; r++) for (i = 0; i < 3; i++) print r "," exp(2 * rand()) }' > "$TMP/many.csv"
-  run sh -c "bench-summarize --by g --log-scale --seed 1 '$TMP/many.csv' | awk -F, 'NR > 1 && !(\$11 > 0) { bad++ } END { print bad + 0 }'"
+  # (awk's rand differs between awks: whether this data draws the skew
+  # warning on stderr does too; only the intervals are asserted.)
+  run sh -c "bench-summarize --by g --log-scale --seed 1 '$TMP/many.csv' 2> /dev/null | awk -F, 'NR > 1 && !(\$11 > 0) { bad++ } END { print bad + 0 }'"
   assert_output "0"
 }
 

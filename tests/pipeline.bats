@@ -339,7 +339,8 @@ kill_consumer() {
   [ "$ENDED" -eq 75 ]
   [ $((SECONDS - t0)) -le "$limit" ]
   run cat "$TMP/producer.err"
-  [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ the\ consumer\ went\ away\ \(arena\ \'$NAME_RE\'\)$ ]]
+  [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ the\ consumer\ went\ away\ \(arena\ \'$NAME_RE\'\)$ ]] ||
+    { echo "producer said: $output" >&2; false; }
   assert_no_arena_left
 }
 
