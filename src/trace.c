@@ -27,10 +27,12 @@ struct trace
 struct trace *
 trace_open (const char *path, const char *consumer, unsigned copy_streams)
 {
-  struct trace *t = xcalloc (1, sizeof *t);
-  t->file = fopen (path, "w");
-  if (!t->file)
+  /* Opened before anything is allocated: dying here leaks nothing.  */
+  FILE *file = fopen (path, "w");
+  if (!file)
     die (EXIT_IOERR, errno, "--trace: cannot create %s", quote (path));
+  struct trace *t = xcalloc (1, sizeof *t);
+  t->file = file;
   t->path = xstrdup (path);
   t->consumer = consumer;
   t->copy_streams = copy_streams;
