@@ -279,13 +279,15 @@ launch() {
 }
 
 # Poll (at most 5 s) until the consumer has mapped an arena.
+# wait_attached [N]: wait until the consumer has mapped N arenas (default 1).
 wait_attached() {
-  local i
+  local want=${1:-1} i
   for i in $(seq 100); do
-    grep -q '/dev/shm/arenabench\.' "/proc/$CONSUMER/maps" 2> /dev/null && return 0
+    [ "$(grep -o '/dev/shm/arenabench\.[^ ]*' "/proc/$CONSUMER/maps" 2> /dev/null | sort -u | wc -l)" -ge "$want" ] &&
+      return 0
     sleep 0.05
   done
-  echo "the consumer attached no arena in 5 s" >&2
+  echo "the consumer attached fewer than $want arenas in 5 s" >&2
   return 1
 }
 
@@ -318,7 +320,11 @@ workers_waiting() {
 # once it has attached; returns when the producer waits for space.
 start_and_stall() {
   launch --size 4096 --items 1000000 --slots 4 --timeout 30 "$@"
-  wait_attached
+  # Every worker's arena attached before the stall: one a producer kill
+  # unlinks unattached would be "no such arena" (66), not a truncation.
+  local workers=1
+  [[ " $* " =~ \ --workers\ ([0-9]+)\  ]] && workers=${BASH_REMATCH[1]}
+  wait_attached "$workers"
   kill -STOP "$CONSUMER"
   wait_until 20 workers_waiting
 }
