@@ -1279,6 +1279,8 @@ t,"
 }
 
 @test "verdicts: means near 1e200 are scaled, never nan: t 20 as scipy gives" {
+  # Valgrind computes long double at double precision: the last digits differ.
+  ! valgrind_build || skip "valgrind computes long double at double precision"
   printf 'arm,v\na,1e200\na,1.01e200\na,0.99e200\na,1.02e200\na,0.98e200\nb,1.2e200\nb,1.21e200\nb,1.19e200\nb,1.22e200\nb,1.18e200\n' > "$TMP/big.csv"
   run sh -c "bench-summarize --compare arm=a --format table '$TMP/big.csv' | tail -n 1"
   assert_output "arm=b vs arm=a: v 1.200x [1.174, 1.226] higher (p = 4.1e-8, Welch)"
@@ -1297,6 +1299,8 @@ t,"
 }
 
 @test "numbers print right from subnormals to 1e308: exponent form at the ends, consistent tables, shortest CSV" {
+  # Valgrind computes long double at double precision: the last digits differ.
+  ! valgrind_build || skip "valgrind computes long double at double precision"
   run sh -c "printf 'v\n1.2e300\n1.3e300\n1.25e300\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$5, \$7, \$9, \$10, \$11 }'"
   assert_output "1.25e300 5e298 1.2e300 1.3e300 1.12e300 1.38e300"
   run sh -c "printf 'v\n2e-70\n3e-70\n2.5e-70\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$7, \$9, \$10, \$11 }'"
@@ -1363,6 +1367,8 @@ mismatches better"
 }
 
 @test "--columns: only the named output columns, in their order, in every format; an unknown one exits 64" {
+  # Valgrind computes long double at double precision: the last digits differ.
+  ! valgrind_build || skip "valgrind computes long double at double precision"
   cd "$DATA"
   run sh -c "bench-summarize --by arm,size_mib --compare arm=pageable --columns size_mib,arm,n,mean,ci_low,ci_high,ratio,p_welch --format markdown h2d.csv 2>/dev/null"
   assert_status 0
