@@ -4,6 +4,13 @@
 # conversion of older rows, and gnuplot.  Sourced, never run; each driver
 # sets $prog before sourcing it.  Functions are named drv_*.
 
+# The same bytes in every locale: awk, printf and sort read and write
+# numbers with the locale's decimal point (de_DE's and tr_TR's comma made
+# ragged raw.csv rows) and sort in its collation.  The drivers' output is
+# data, and their messages are English anyway.
+LC_ALL=C
+export LC_ALL
+
 # The commands beside the driver: a build tree (contrib/ next to src/), or
 # an installed bindir; otherwise whatever PATH finds.
 drv_here=$(cd "$(dirname "$0")" && pwd)

@@ -1068,3 +1068,41 @@ h2d-check --warmup-epochs 1 --report run --calibrate"
   assert_output 6
 }
 
+
+# use_locale NAME: LC_ALL=NAME (e.g. de_DE.UTF-8) for what runs next,
+# from the system's locales or, where it lacks NAME, compiled with
+# localedef into this run's own LOCPATH; false (the test skips) when
+# neither works.
+use_locale() {
+  local dir=$BATS_RUN_TMPDIR/locales
+  if ! locale -a 2> /dev/null | grep -qixF "${1/UTF-8/utf8}"; then
+    mkdir -p "$dir"
+    [ -d "$dir/$1" ] || localedef -i "${1%%.*}" -f UTF-8 "$dir/$1" > /dev/null 2>&1 || return 1
+    export LOCPATH=$dir
+  fi
+  # The locale took (for the commands run next; this shell's own printf
+  # keeps the locale it started with): its decimal point is a comma.
+  [ "$(LC_ALL=$1 bash -c "printf '%.1f' 1" 2> /dev/null)" = "1,0" ] || return 1
+  { export LC_ALL=$1; } 2> /dev/null
+}
+
+@test "pinned-arena writes the same bytes in de_DE and tr_TR as in C: no decimal commas in raw.csv" {
+  pinned-arena --cpu --size 4K --items 4 --repeats 2 --out "$TMP/c" > /dev/null 2>&1
+  for loc in de_DE.UTF-8 tr_TR.UTF-8; do
+    use_locale "$loc" || skip "no $loc locale here and localedef cannot make one"
+    run pinned-arena --cpu --size 4K --items 4 --repeats 2 --out "$TMP/$loc"
+    assert_status 0
+    # Every row has the header's fields, and the numbers a '.'.
+    run awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print NR, bad + 0 }' "$TMP/$loc/raw.csv"
+    assert_output "11 0"
+    run column seconds < "$TMP/$loc/raw.csv"
+    assert_status 0
+    [[ "${lines[0]}" =~ ^[0-9]+\.[0-9]+$ ]]
+    # The same rows give the same summary, byte for byte, as in C.
+    run pinned-arena --from "$TMP/c" --out "$TMP/$loc-from"
+    assert_status 0
+    cmp "$TMP/c/summary.txt" "$TMP/$loc-from/summary.txt"
+    cmp "$TMP/c/summary.csv" "$TMP/$loc-from/summary.csv"
+    unset LC_ALL LOCPATH
+  done
+}
