@@ -32,6 +32,12 @@ drv_fail() { local st=$1; shift; echo "$prog: $*" >&2; exit "$st"; }
 drv_init() {
   drv_cmdline=$(printf '%q ' "$prog" "$@"); drv_cmdline=${drv_cmdline% }
   drv_tmp=$(mktemp -d "${TMPDIR:-/tmp}/$prog.XXXXXX") || drv_fail 70 "cannot create a scratch folder"
+  # gnuplot's scripts name the plot data by this path: one with a quote or
+  # a backquote in it (from TMPDIR) would be gnuplot syntax; /tmp instead.
+  case $drv_tmp in
+    *[!A-Za-z0-9/._+-]*) rmdir "$drv_tmp"
+      drv_tmp=$(mktemp -d "/tmp/$prog.XXXXXX") || drv_fail 70 "cannot create a scratch folder" ;;
+  esac
   trap 'rm -rf "$drv_tmp"' EXIT
 }
 
@@ -392,8 +398,17 @@ drv_ratios() {
           print g $c["ratio"] "|" $c["ratio_ci_low"] "|" $c["ratio_ci_high"] "|" $c["n"] }'
 }
 
+# drv_gp_text TEXT: TEXT (a GPU's name from raw.csv, which --from reads)
+# fit for a double-quoted gnuplot string: without the quotes, backslashes,
+# backquotes (gnuplot runs `...` as a command) and line ends that would
+# end it or run something.
+drv_gp_text() { printf '%s' "$1" | tr -d '"\\`\n'; }
+
 # drv_gnuplot PNG: run the gnuplot script on stdin into PNG (pngcairo), or
-# say why no figure is drawn.
+# say why no figure is drawn.  gnuplot writes figure.png in the scratch
+# folder, which is then moved to PNG: the path (--out) is never pasted
+# into gnuplot's script, where a quote or backquote in it ran commands
+# and wrote other files.
 drv_gnuplot() {
   if ! command -v gnuplot >/dev/null 2>&1; then
     echo "$prog: note: gnuplot not installed (Debian: gnuplot-nox); no figure drawn" >&2; return 0
@@ -401,8 +416,17 @@ drv_gnuplot() {
   if ! gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1; then
     echo "$prog: note: this gnuplot has no pngcairo terminal; no figure drawn" >&2; return 0
   fi
-  { printf 'set terminal pngcairo size %s noenhanced font ",11"\nset output "%s"\n' "${drv_png_size:-1000,600}" "$1"; cat; } \
-    | gnuplot && echo "$prog: figure '$1'" >&2
+  local rc
+  rm -f "$drv_tmp/figure.png"
+  { printf 'set terminal pngcairo size %s noenhanced font ",11"\nset output "figure.png"\n' "${drv_png_size:-1000,600}"; cat; } \
+    | (cd "$drv_tmp" && gnuplot)
+  rc=$?
+  if [ -s "$drv_tmp/figure.png" ] && mv -f "$drv_tmp/figure.png" "$1"; then
+    echo "$prog: figure '$1'" >&2
+    [ "$rc" -eq 0 ] || echo "$prog: note: gnuplot reported errors (above): the figure may lack a plot" >&2
+  else
+    echo "$prog: warning: gnuplot drew no figure (its messages are above)" >&2
+  fi
 }
 
 # drv_count N NOUN: "1 producer", "4 producers".

@@ -1106,3 +1106,16 @@ use_locale() {
     unset LC_ALL LOCPATH
   done
 }
+
+@test "--plot: a quote or backquote in --out is a path, never gnuplot syntax: the figure lands there, nothing else is written or run" {
+  command -v gnuplot > /dev/null && gnuplot -e 'set terminal pngcairo' 2> /dev/null || skip "no gnuplot with pngcairo"
+  mkdir "$TMP/w"
+  cd "$TMP/w"
+  run pinned-arena --from "$top_srcdir/tests/data/drivers-pinned-arena" --out 'v"x`touch ran`' --plot
+  assert_status 0
+  [ "${lines[${#lines[@]} - 2]}" = "pinned-arena: figure 'v\"x\`touch ran\`/items-per-s.png'" ]
+  [ "$(head -c 8 'v"x`touch ran`/items-per-s.png' | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
+  # Only the results folder: no 'v' (gnuplot's output before the quote), no 'ran'.
+  run ls -A
+  assert_output 'v"x`touch ran`'
+}
