@@ -3,6 +3,7 @@
 #include "system.h"
 #include "arena.h"
 #include "clock.h"
+#include "close-stdout.h"
 #include "csv-writer.h"
 #include "die.h"
 #include "epoch-barrier.h"
@@ -189,14 +190,23 @@ static struct csv_line held_rows;
 static uint64_t held_since_ns;
 static const struct produce_config *worker_config;
 
+/* A handle row that could not be written: ERR from write_fully.  */
+static void
+row_not_written (uint32_t worker, int err)
+{
+  if (err == EPIPE)
+    worker_failed (worker, ARENA_PEER_GONE, worker_config, "writing a handle row");
+  if (err == ETIMEDOUT)
+    die (EXIT_TEMPFAIL, 0, "worker %" PRIu32 ": writing a handle row: stdout not read for %g s "
+         "(--timeout): the consumer stopped reading", worker, worker_config->timeout_s);
+  if (err)
+    die (EXIT_IOERR, err, "write error");
+}
+
 static void
 send_held_rows (uint32_t worker)
 {
-  int err = csv_batch_flush (&held_rows, STDOUT_FILENO);
-  if (err == EPIPE)
-    worker_failed (worker, ARENA_PEER_GONE, worker_config, "writing a handle row");
-  if (err)
-    die (EXIT_IOERR, err, "write error");
+  row_not_written (worker, csv_batch_flush (&held_rows, STDOUT_FILENO));
 }
 
 static void
@@ -212,11 +222,7 @@ write_row (uint32_t worker, struct csv_line *line, uint64_t fill_ns, uint64_t no
 {
   if (!held_rows.used)
     held_since_ns = now;
-  int err = csv_line_batch (line, &held_rows, STDOUT_FILENO);
-  if (err == EPIPE)
-    worker_failed (worker, ARENA_PEER_GONE, worker_config, "writing a handle row");
-  if (err)
-    die (EXIT_IOERR, err, "write error");
+  row_not_written (worker, csv_line_batch (line, &held_rows, STDOUT_FILENO));
   if (fill_ns >= ROW_HOLD_NS || now - held_since_ns >= ROW_HOLD_NS)
     send_held_rows (worker);
 }
@@ -485,6 +491,8 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
       }
   options_no_operands (argc, argv);
   cfg->timeout_ns = (uint64_t) (cfg->timeout_s * 1e9);
+  /* A reader that stops reading is a stalled consumer too.  */
+  write_fully_limit (cfg->timeout_s, NULL);
 }
 
 int
@@ -545,6 +553,8 @@ main (int argc, char **argv)
   csv_line_free (&line);
   if (err == EPIPE)
     die (EXIT_TEMPFAIL, 0, "writing the header: the consumer went away");
+  if (err == ETIMEDOUT)
+    die (EXIT_TEMPFAIL, 0, "writing the header: stdout not read for %g s (--timeout)", cfg.timeout_s);
   if (err)
     die (EXIT_IOERR, err, "write error");
 

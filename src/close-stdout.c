@@ -2,27 +2,92 @@
 #include "system.h"
 #include "close-stdout.h"
 #include "die.h"
+#include "clock.h"
 
+#include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 /* A write error already reported: close_stdout must not say it twice.  */
 static bool write_error_reported;
 
+/* write_fully_limit's settings: 0, NULL: wait for room as long as it
+   takes.  */
+static uint64_t room_timeout_ns;
+static volatile sig_atomic_t *room_stop;
+
 void
 stdout_write_error (int errnum)
 {
   write_error_reported = true;
+  if (errnum == ECANCELED)
+    die (EXIT_IOERR, 0, "stdout: not read when the run was stopped: receipts not yet written are lost");
+  if (errnum == ETIMEDOUT)
+    die (EXIT_TEMPFAIL, 0, "stdout: not read for %g s (--timeout): its reader stopped reading",
+         (double) room_timeout_ns / 1e9);
   die (EXIT_IOERR, errnum, "write error");
+}
+
+void
+write_fully_limit (double timeout_s, volatile sig_atomic_t *stop)
+{
+  room_timeout_ns = timeout_s > 0 ? (uint64_t) (timeout_s * 1e9) : 0;
+  room_stop = stop;
+}
+
+/* Until FD has room (or an error or hang-up, which the write then says),
+   in poll(2), which a signal interrupts whatever SA_RESTART says: 0,
+   ETIMEDOUT after the limit, ECANCELED once *room_stop is set and FD has
+   no room.  */
+static int
+wait_room (int fd)
+{
+  uint64_t deadline = room_timeout_ns ? clock_now_ns () + room_timeout_ns : 0;
+  for (;;)
+    {
+      bool stop = room_stop && *room_stop;
+      int ms = -1;
+      if (stop)
+        ms = 0;
+      else if (deadline)
+        {
+          uint64_t now = clock_now_ns ();
+          if (now >= deadline)
+            return ETIMEDOUT;
+          ms = (int) ((deadline - now + 999999) / 1000000);
+        }
+      struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+      int n = poll (&pfd, 1, ms);
+      if (n > 0)
+        return 0;
+      if (n < 0 && errno != EINTR)
+        return errno;
+      if (stop)
+        return ECANCELED;
+    }
 }
 
 int
 write_fully (int fd, const void *buf, size_t size)
 {
   const char *p = buf;
+  bool limited = room_timeout_ns || room_stop;
   while (size > 0)
     {
-      ssize_t n = write (fd, p, size);
+      size_t chunk = size;
+      if (limited)
+        {
+          /* write(2) itself would wait for the reader with no limit: wait
+             in poll, then write no more than a pipe with room takes at
+             once (PIPE_BUF).  */
+          int err = wait_room (fd);
+          if (err)
+            return err;
+          if (chunk > PIPE_BUF)
+            chunk = PIPE_BUF;
+        }
+      ssize_t n = write (fd, p, chunk);
       if (n < 0)
         {
           if (errno == EINTR)
@@ -31,8 +96,11 @@ write_fully (int fd, const void *buf, size_t size)
             return errno;
           /* Non-blocking, and full: wait until the reader makes room (or
              leaves, and the next write says EPIPE).  */
+          int err = limited ? wait_room (fd) : 0;
+          if (err)
+            return err;
           struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-          if (poll (&pfd, 1, -1) < 0 && errno != EINTR)
+          if (!limited && poll (&pfd, 1, -1) < 0 && errno != EINTR)
             return errno;
           continue;
         }

@@ -2,6 +2,7 @@
 #ifndef ARENABENCH_CLOSE_STDOUT_H
 #define ARENABENCH_CLOSE_STDOUT_H
 
+#include <signal.h>
 #include <stddef.h>
 
 /* First thing in main, before anything is printed (options_init): stdout
@@ -13,6 +14,13 @@ void stdout_init (void);
    says FD is writable, on EAGAIN.  One write(2) for what FD takes at once,
    so a line under PIPE_BUF is never split.  Returns 0 or an errno value.  */
 int write_fully (int fd, const void *buf, size_t size);
+
+/* Limits on write_fully's wait for a reader to make room: after
+   TIMEOUT_S seconds (0: none) it returns ETIMEDOUT, and once *STOP (a
+   signal handler's flag; NULL: none) is set, ECANCELED rather than wait.
+   It then waits in poll(2), which every signal interrupts, and writes
+   at most PIPE_BUF bytes at a time.  */
+void write_fully_limit (double timeout_s, volatile sig_atomic_t *stop);
 
 /* Register with atexit() first thing in main: flushes and closes stdout
    and dies with EXIT_IOERR ("write error") if anything was lost.  */

@@ -5,6 +5,7 @@
    receipts are written by consumer-receipts.  */
 #include "system.h"
 #include "consumer.h"
+#include "close-stdout.h"
 #include "clock.h"
 #include "consumer-intake.h"
 #include "consumer-machine.h"
@@ -351,6 +352,9 @@ catch_stop_signals (void)
       if (sigaction (stops[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
         sigaction (stops[i], &sa, NULL);
     }
+  /* A write to a stdout nobody reads waits in poll, which the signal ends:
+     a stop must not wait for a reader that may never come.  */
+  write_fully_limit (0, &stop_signal);
 }
 
 static void

@@ -711,3 +711,42 @@ RELEASED_AT=80
   run cat "$TMP/producer.err"
   [[ ${lines[-1]} =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ consumer\ attached\ to\ arena\ \'$NAME_RE\'\ in\ 1\ s,\ 2\ rows\ written: ]]
 }
+
+# ---------------------------------------------- a reader that stops reading
+
+# stalled_reader FIFO: a reader that opens FIFO and never reads it.
+stalled_reader() {
+  mkfifo "$1"
+  # The job opens it (a redirection of the call would block this shell).
+  background sh -c 'exec sleep 1000 < "$0"' "$1"
+}
+
+@test "a producer whose reader stopped reading: --timeout ends it (75), saying so, nothing left" {
+  stalled_reader "$TMP/rows"
+  # 1000 slots of 64 bytes: more rows than the pipe holds, all writable
+  # without a release.
+  arena-produce --size 64 --slots 1000 --items 2000 --timeout 1 > "$TMP/rows" 2> "$TMP/producer.err" 3>&- &
+  local producer=$!
+  BACKGROUND+=("$producer")
+  finish "$producer" 60
+  [ "$status" -eq 75 ]
+  run cat "$TMP/producer.err"
+  assert_output "arena-produce: worker 0: writing a handle row: stdout not read for 1 s (--timeout): the consumer stopped reading"
+}
+
+@test "a consumer blocked on a full stdout: one SIGTERM ends it (74), saying so, nothing left" {
+  mkfifo "$TMP/rows"
+  stalled_reader "$TMP/receipts"
+  arena-produce --size 4K --slots 64 --items 20000 --timeout 30 > "$TMP/rows" 2> /dev/null 3>&- &
+  BACKGROUND+=("$!")
+  arena-consume < "$TMP/rows" > "$TMP/receipts" 2> "$TMP/consumer.err" 3>&- &
+  local consumer=$!
+  BACKGROUND+=("$consumer")
+  # More receipts than the pipe holds: the consumer waits to write one.
+  wait_until 60 in_kernel_wait "$consumer" 'poll|pipe_write'
+  kill -TERM "$consumer"
+  finish "$consumer" 30
+  [ "$status" -eq 74 ]
+  run cat "$TMP/consumer.err"
+  assert_output "arena-consume: stdout: not read when the run was stopped: receipts not yet written are lost"
+}
