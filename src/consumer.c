@@ -82,6 +82,9 @@ consumer_cleanup (void)
     }
   consumer_receipts_flush (false);
   sources_free (&c->sources, NULL, NULL, true);
+  if (c->trace)
+    trace_discard (c->trace);
+  c->trace = NULL;
 }
 
 void

@@ -3,7 +3,11 @@
 #include "trace.h"
 #include "die.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Track numbers: process 1 holds the producers (thread = worker), process
    2 the consumer: its own thread, then the copy streams, the checks and
@@ -16,7 +20,8 @@ enum
 
 struct trace
 {
-  char *path;
+  char *path;                   /* where the trace goes */
+  char *temp;                   /* written here, renamed to PATH; or NULL */
   FILE *file;
   const char *consumer;
   unsigned copy_streams;
@@ -24,19 +29,93 @@ struct trace
   size_t count, allocated;
 };
 
+/* A FIFO, a terminal or /dev/stdout: written in place, opened without
+   waiting (a FIFO nobody reads fails at once, ENXIO, rather than block
+   before any --timeout applies), then made blocking again.  */
+static FILE *
+open_in_place (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENXIO)
+    die (EXIT_IOERR, 0, "--trace: %s is a FIFO nobody reads", quote (path));
+  if (fd < 0)
+    die (EXIT_IOERR, errno, "--trace: cannot open %s", quote (path));
+  int flags = fcntl (fd, F_GETFL);
+  FILE *file = NULL;
+  if (flags < 0 || fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) < 0 || !(file = fdopen (fd, "w")))
+    die (EXIT_IOERR, errno, "--trace: cannot open %s", quote (path));
+  return file;
+}
+
+/* A regular file (or none yet): written to TEMP beside it, created with
+   MODE as open(2) creates it (the umask applies), and renamed over it
+   once whole, so that a run that fails leaves an earlier trace as it was.
+   Sets *TEMP (allocated) or dies, having freed it.  */
+static FILE *
+open_beside (const char *path, mode_t mode, char **temp)
+{
+  size_t size = strlen (path) + 32;
+  char *name = xmalloc (size);
+  int fd = -1;
+  for (unsigned n = 0; fd < 0 && n < 100; n++)
+    {
+      snprintf (name, size, "%s.%ld.%u.tmp", path, (long) getpid (), n);
+      fd = open (name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+      if (fd < 0 && errno != EEXIST)
+        break;
+    }
+  FILE *file = fd >= 0 ? fdopen (fd, "w") : NULL;
+  if (!file)
+    {
+      int err = errno;
+      if (fd >= 0)
+        unlink (name);
+      free (name);
+      die (EXIT_IOERR, err, "--trace: cannot create %s", quote (path));
+    }
+  *temp = name;
+  return file;
+}
+
 struct trace *
 trace_open (const char *path, const char *consumer, unsigned copy_streams)
 {
-  /* Opened before anything is allocated: dying here leaks nothing.  */
-  FILE *file = fopen (path, "w");
-  if (!file)
-    die (EXIT_IOERR, errno, "--trace: cannot create %s", quote (path));
+  /* Opened before the trace is allocated: dying here leaks nothing.  A
+     symbolic link to a file is followed: the file is replaced, the link
+     stays.  */
+  struct stat st;
+  bool exists = stat (path, &st) == 0;
+  char *temp = NULL, *target = NULL;
+  FILE *file;
+  if (exists && !S_ISREG (st.st_mode))
+    file = open_in_place (path);
+  else
+    {
+      if (exists && !(target = realpath (path, NULL)))
+        die (EXIT_IOERR, errno, "--trace: cannot create %s", quote (path));
+      file = open_beside (target ? target : path, exists ? st.st_mode & 07777 : 0666, &temp);
+      if (exists)
+        fchmod (fileno (file), st.st_mode & 07777);
+    }
   struct trace *t = xcalloc (1, sizeof *t);
   t->file = file;
-  t->path = xstrdup (path);
+  t->path = target ? target : xstrdup (path);
+  t->temp = temp;
   t->consumer = consumer;
   t->copy_streams = copy_streams;
   return t;
+}
+
+void
+trace_discard (struct trace *t)
+{
+  fclose (t->file);
+  if (t->temp)
+    unlink (t->temp);
+  free (t->temp);
+  free (t->items);
+  free (t->path);
+  free (t);
 }
 
 void
@@ -162,9 +241,23 @@ void
 trace_close (struct trace *t)
 {
   write_events (t);
-  if (ferror (t->file) | (fclose (t->file) != 0))
-    die (EXIT_IOERR, errno, "--trace: write error on %s", quote (t->path));
+  bool failed = ferror (t->file) | (fclose (t->file) != 0);
+  int err = errno;
+  if (!failed && t->temp && rename (t->temp, t->path) != 0)
+    failed = true, err = errno;
+  if (failed && t->temp)
+    unlink (t->temp);
+  char *path = t->path;
+  free (t->temp);
   free (t->items);
-  free (t->path);
   free (t);
+  if (failed)
+    {
+      /* The name outlives the trace for the message only.  */
+      char name[1024];
+      snprintf (name, sizeof name, "%s", path);
+      free (path);
+      die (EXIT_IOERR, err, "--trace: write error on %s", quote (name));
+    }
+  free (path);
 }

@@ -41,9 +41,11 @@ struct trace_item
 
 struct trace;
 
-/* Create PATH now (so that a bad path fails before the run) for a
-   consumer named CONSUMER with COPY_STREAMS copy tracks (0: none).  Dies
-   with EXIT_CANTCREAT.  */
+/* Create the file for PATH now (so that a bad path fails before the
+   run) for a consumer named CONSUMER with COPY_STREAMS copy tracks (0:
+   none).  A regular file is written beside PATH and renamed to it at
+   trace_close; a FIFO (one nobody reads fails at once), a terminal or a
+   device is written in place.  Dies with EXIT_IOERR.  */
 struct trace *trace_open (const char *path, const char *consumer, unsigned copy_streams);
 
 /* Keep ITEM for the file.  */
@@ -51,5 +53,10 @@ void trace_add (struct trace *trace, const struct trace_item *item);
 
 /* Write the file and free TRACE.  Dies with EXIT_IOERR on a write error. */
 void trace_close (struct trace *trace);
+
+/* A run that failed: free TRACE, leaving an earlier file at its path as
+   it was (the trace of a regular file is written beside it, and only
+   renamed over it by trace_close).  */
+void trace_discard (struct trace *trace);
 
 #endif

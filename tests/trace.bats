@@ -114,6 +114,48 @@ PY
   assert_output "arena-consume: --trace: cannot create '$TMP/no/such/dir/t.json': No such file or directory"
 }
 
+@test "--trace naming a FIFO nobody reads: exit 74 at once, never blocked before --timeout applies" {
+  mkfifo "$TMP/fifo"
+  # A blocking open would wait here for a reader forever; timeout(1)
+  # stands for the harness' limit.
+  run timeout 60 arena-consume --timeout 1 --trace "$TMP/fifo" < /dev/null
+  assert_status 74
+  assert_output "arena-consume: --trace: '$TMP/fifo' is a FIFO nobody reads"
+}
+
+@test "--trace naming a FIFO with a reader: the trace goes through it" {
+  mkfifo "$TMP/fifo"
+  cat "$TMP/fifo" > "$TMP/got.json" 3>&- &
+  local reader=$!
+  # The reader waits in open(2) for a writer.
+  wait_until 30 in_kernel_wait "$reader" 'wait_for_partner|fifo'
+  arena-produce --size 4K --items 2 | arena-consume --trace "$TMP/fifo" > /dev/null
+  wait "$reader"
+  run python3 -c 'import json, sys; print(len([e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] != "M"]))' "$TMP/got.json"
+  assert_status 0
+  assert_output 12
+}
+
+@test "--trace: a run that fails leaves an earlier trace file as it was, and no file beside it" {
+  mkdir "$TMP/d"
+  printf 'earlier trace\n' > "$TMP/d/t.json"
+  chmod 640 "$TMP/d/t.json"
+  run bash -c "printf 'not,a,handle,header\n' | arena-consume --trace '$TMP/d/t.json'"
+  assert_status 65
+  run cat "$TMP/d/t.json"
+  assert_output "earlier trace"
+  run ls -A "$TMP/d"
+  assert_output "t.json"
+  # A run that succeeds replaces it, keeping its mode.
+  arena-produce --size 4K --items 2 | arena-consume --trace "$TMP/d/t.json" > /dev/null
+  run python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["traceEvents"]) > 0)' "$TMP/d/t.json"
+  assert_output True
+  run stat -c %a "$TMP/d/t.json"
+  assert_output 640
+  run ls -A "$TMP/d"
+  assert_output "t.json"
+}
+
 @test "h2d-check --trace: producer, consumer, copy-stream, check and release tracks, every item's stages in order" {
   require_gpu
   arena-produce --pin --workers 2 --items 2 --epochs 2 --size 1MiB \
