@@ -313,12 +313,33 @@ stop_input (int sig)
   _exit (sig == SIGALRM ? EXIT_TEMPFAIL : 128 + sig);
 }
 
-/* The timer: no row for --timeout seconds.  */
+/* The timer's period, and when it last ran.  */
+static uint64_t row_tick_ns;
+static uint64_t last_tick_ns;
+
+/* The timer: no row for --timeout seconds of time the producer could have
+   acted in.  Time this process was stopped (Ctrl-Z, SIGSTOP, a debugger)
+   or not run at all does not count: the producer may have been waiting
+   on us all along (a full ring), and a healthy run was lost when we
+   continued.  The timer runs in real time, but a stopped process handles
+   no tick, so a tick that comes long after the one before marks such a
+   gap: at most two periods of it count, the rest moves the start of the
+   wait forward.  A wait that began during the gap is left alone.  */
 static void
 on_row_timer (int sig)
 {
+  uint64_t now = clock_now_ns ();
   uint64_t since = atomic_load (&waiting_since_ns);
-  if (!stop_signal && since && clock_now_ns () - since >= row_timeout_ns)
+  uint64_t gap = last_tick_ns ? now - last_tick_ns : 0;
+  last_tick_ns = now;
+  if (since && gap > 2 * row_tick_ns && since < now - gap)
+    {
+      uint64_t lost = gap - 2 * row_tick_ns;
+      uint64_t later = since + lost;
+      if (atomic_compare_exchange_strong (&waiting_since_ns, &since, later))
+        since = later;
+    }
+  if (!stop_signal && since && now - since >= row_timeout_ns)
     stop_input (sig);
 }
 
@@ -375,6 +396,8 @@ start_row_timer (double timeout_s)
     tick = 1000000000ULL;
   if (tick < 1000000ULL)
     tick = 1000000ULL;
+  row_tick_ns = tick;
+  last_tick_ns = clock_now_ns ();
   struct itimerval it = {
     .it_interval = { (time_t) (tick / 1000000000ULL), (suseconds_t) (tick % 1000000000ULL / 1000) },
   };

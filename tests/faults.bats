@@ -750,3 +750,43 @@ stalled_reader() {
   run cat "$TMP/consumer.err"
   assert_output "arena-consume: stdout: not read when the run was stopped: receipts not yet written are lost"
 }
+
+# is_stopped PID: PID is in the stopped state (T).
+is_stopped() {
+  [ "$(awk '{ print $3 }' "/proc/$1/stat" 2> /dev/null)" = T ]
+}
+
+# worker_waits PID: a worker of the arena-produce PID has written its rows
+# and sleeps on a futex (for the consumer to attach or free space).
+worker_waits() {
+  local w
+  for w in $(pgrep -P "$1"); do in_kernel_wait "$w" futex && return 0; done
+  return 1
+}
+
+@test "arena-consume --timeout does not count time the consumer itself was stopped (SIGSTOP, Ctrl-Z)" {
+  mkfifo "$TMP/rows"
+  arena-consume --timeout 3 < "$TMP/rows" > "$TMP/receipts" 2> "$TMP/consumer.err" 3>&- &
+  local consumer=$!
+  BACKGROUND+=("$consumer")
+  exec 5> "$TMP/rows"
+  wait_until 30 in_kernel_wait "$consumer" pipe_read
+  kill -STOP "$consumer"
+  wait_until 30 is_stopped "$consumer"
+  # While it is stopped the producer writes every row and waits for the
+  # consumer; the stop outlasts --timeout (this wait is the stop itself).
+  arena-produce --size 4K --items 2 --timeout 60 >&5 2> "$TMP/producer.err" 3>&- &
+  local producer=$!
+  BACKGROUND+=("$producer")
+  exec 5>&-
+  wait_until 30 worker_waits "$producer"
+  sleep 4
+  kill -CONT "$consumer"
+  finish "$consumer" 60
+  [ "$status" -eq 0 ]
+  run column sequence < "$TMP/receipts"
+  assert_output "0
+1"
+  finish "$producer" 60
+  [ "$status" -eq 0 ]
+}
