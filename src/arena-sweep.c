@@ -13,8 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* An object that is not an arena yet: created and sized, but killed
-   before its header was written (size 0, or a first page of zeros).  */
+/* An object that is not an arena yet: created, but killed before its
+   header was written (size 0, or a first page of zeros).  An empty one
+   may be a live producer's between shm_open and its lock: it is left
+   alone this long.  */
 #define BLANK_GRACE_S 2
 
 static bool
@@ -34,11 +36,14 @@ blank (int fd, const struct stat *st)
 /* Is the object NAME an orphan: an arena of ours whose producer lock
    nobody holds?  Ours means this user's, not open to others (0600, or
    0400 as an older producer under umask 0277 left it) and either a
-   well-formed header, or blank and untouched for BLANK_GRACE_S seconds.
-   The producer takes its lock before it gives the object a size, so an
-   unlocked blank object is one whose creator died; the grace covers the
-   moment between shm_open and the lock.  Anything else under our prefix
-   is not ours to remove.  */
+   well-formed header, or blank: sized, or empty and untouched for
+   BLANK_GRACE_S seconds.  The producer takes its lock before it gives
+   the object a size, so an unlocked blank object with a size is one whose
+   creator died (killed before its header was written: a consumer's
+   sweep, moments later, left it behind while it waited out the grace);
+   the grace covers only an empty one, which may be in the moment between
+   shm_open and the lock.  Anything else under our prefix is not ours to
+   remove.  */
 static bool
 orphan (const char *name, bool *live)
 {
@@ -57,7 +62,7 @@ orphan (const char *name, bool *live)
       clock_gettime (CLOCK_REALTIME, &now);
       struct arena_header h;
       bool ours = blank (fd, &st)
-        ? now.tv_sec - st.st_mtim.tv_sec >= BLANK_GRACE_S
+        ? st.st_size > 0 || now.tv_sec - st.st_mtim.tv_sec >= BLANK_GRACE_S
         : pread (fd, &h, sizeof h, 0) == (ssize_t) sizeof h
           && !arena_header_problem (&h, (uint64_t) st.st_size);
       *live = arena_lock_held (fd, ARENA_LOCK_PRODUCER);

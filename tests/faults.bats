@@ -520,11 +520,12 @@ plant() {
 
 # A producer killed between ftruncate and the header write leaves an
 # object of zeros, and one killed between shm_open and ftruncate an empty
-# one; neither is locked.  A blank object touched in the last seconds may
-# be one being created, and an object open to others, or with data that is
-# no arena header, is not ours: those stay.
+# one; neither is locked.  An empty object touched in the last seconds may
+# be one being created (not yet locked), but a sized one is locked first:
+# unlocked, however young, its creator died.  An object open to others, or
+# with data that is no arena header, is not ours: those stay.
 @test "--sweep removes blank objects whose creator died, and nothing else under the prefix" {
-  ! valgrind_build || skip "under valgrind arena-produce --sweep starts later than the 2 s grace that keeps the young blank object"
+  ! valgrind_build || skip "under valgrind arena-produce --sweep starts later than the 2 s grace that keeps the young empty object"
   local p=arenabench.$$.
   plant "${p}b1a00000000000000000001" 8192 600 60
   plant "${p}b1a00000000000000000002" 0 600 60
@@ -533,16 +534,28 @@ plant() {
   plant "${p}b1a00000000000000000005" 8192 644 60
   plant "${p}b1a00000000000000000006" 8192 600 60 x
   plant "${p}b1a00000000000000000007" 0 660 60
+  plant "${p}b1a00000000000000000008" 0 600 0
   run arena-produce --sweep
   assert_status 0
-  [[ $output =~ ^removed\ [3-9]\ orphaned\ arenas\;\ [0-9]+\ in\ use\ left\ alone$ ]]
+  [[ $output =~ ^removed\ [4-9]\ orphaned\ arenas\;\ [0-9]+\ in\ use\ left\ alone$ ]]
   [ ! -e "/dev/shm/${p}b1a00000000000000000001" ]
   [ ! -e "/dev/shm/${p}b1a00000000000000000002" ]
   [ ! -e "/dev/shm/${p}b1a00000000000000000003" ]
-  [ -e "/dev/shm/${p}b1a00000000000000000004" ]
+  [ ! -e "/dev/shm/${p}b1a00000000000000000004" ]
+  [ -e "/dev/shm/${p}b1a00000000000000000008" ]
   [ -e "/dev/shm/${p}b1a00000000000000000005" ]
   [ -e "/dev/shm/${p}b1a00000000000000000006" ]
   [ -e "/dev/shm/${p}b1a00000000000000000007" ]
+}
+
+@test "a producer killed after sizing its arena, before the header: the surviving consumer's sweep removes the blank object at once" {
+  require_private_shm
+  # What the kill leaves: the creator's name, zeros, just now, no lock.
+  local name=arenabench.$$.b1a00000000000000000020
+  plant "$name" 8192 600 0
+  run bash -c "arena-produce --size 4K --items 2 | arena-consume > /dev/null"
+  assert_status 0
+  [ ! -e "/dev/shm/$name" ]
 }
 
 @test "a blank object still locked by its creator is left alone, and removed once the lock is gone" {
