@@ -175,3 +175,26 @@ misaligned_options() {
   assert_output ""
   assert_status 0
 }
+
+# groff is what man(1) runs on Debian: every warning (-ww) on the pages
+# as man formats them (tbl, for the pages that say '\" t), for a
+# typesetter, a UTF-8 terminal and plain ASCII.
+@test "groff -ww finds no warning in any man page, typeset, in UTF-8 or ASCII" {
+  command -v groff > /dev/null || skip "groff not installed (apt-get install groff)"
+  local page dev out=
+  for page in "$top_srcdir"/man/*.1 "$top_srcdir"/man/*.7; do
+    for dev in ps utf8 ascii; do
+      out+=$(groff -t -man -ww -T"$dev" "$page" 2>&1 > /dev/null)
+    done
+  done
+  [ -z "$out" ] || { echo "$out" >&2; false; }
+}
+
+# Every line of an example ends where a shell would continue it: a line
+# that is a lone backslash (a '\e' on a line of its own) breaks the
+# command when pasted.
+@test "no example in a man page has a line that is a lone backslash" {
+  run grep -nx '[[:space:]]*\\e[[:space:]]*' "$top_srcdir"/man/*.1 "$top_srcdir"/man/*.7
+  assert_output ""
+  assert_status 1
+}
