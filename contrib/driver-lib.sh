@@ -291,6 +291,7 @@ drv_write_summary() {
     [ "$drv_interrupted" = no ] ||
       printf 'INTERRUPTED after %s of %s runs: this summary covers those runs only.\n\n' "$drv_done" "$drv_total"
     summary_body
+    drv_provenance
   } > "$out/summary.txt"
   cat "$out/summary.txt"
   if [ -s "$drv_tmp/warnings" ]; then
@@ -298,6 +299,29 @@ drv_write_summary() {
   else
     rm -f "$out/warnings.txt"
   fi
+}
+
+# drv_provenance: the summary's last line, where its rows came from as
+# their receipt says (the earlier run's with --from): the arenabench
+# version and commit, and the exact command line, shell-quoted.
+drv_provenance() {
+  local r=${from:-$out}/receipt.txt v c cmd
+  v=$(sed -n 's/^arenabench: //p' "$r" 2> /dev/null | head -n 1)
+  c=$(sed -n 's/^commit: //p' "$r" 2> /dev/null | head -n 1)
+  cmd=$(sed -n 's/^command: //p' "$r" 2> /dev/null | head -n 1)
+  echo "# arenabench ${v:-unknown} (commit ${c:-unknown}): ${cmd:-no command recorded}"
+}
+
+# drv_load_warning: a warning line when the 1-minute load average is at
+# least the online CPUs (other processes compete with the runs), or
+# nothing.  ($ARENABENCH_TEST_LOADAVG names a fake /proc/loadavg, for
+# tests only.)
+drv_load_warning() {
+  local load cores
+  cores=$(nproc)
+  load=$(awk '{ print $1; exit }' "${ARENABENCH_TEST_LOADAVG:-/proc/loadavg}" 2> /dev/null)
+  [ -n "$load" ] && awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l + 0 >= c + 0) }' || return 0
+  echo "warning: load average $load on $cores online CPU(s) when the runs began: other processes compete with them, and the figures measure that"
 }
 
 # drv_finish: say where the results are, and exit with $status.

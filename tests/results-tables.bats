@@ -21,7 +21,7 @@ teardown() {
   # Each driver section is that driver's own headline of the subfolder.
   pinned-arena --from "$top_srcdir/tests/data/results-session/pinned-arena" --out "$TMP/pa" > /dev/null 2>&1
   diff <(sed -n '/^## pinned-arena$/,/^## h2d-sweep$/p' <<< "$output" | sed '1,3d' | sed -n '/^```$/q;p') \
-       <(sed '/^# every .*: summary\.csv$/d' "$TMP/pa/summary.txt" | sed '$d')
+       <(sed -e '/^# every .*: summary\.csv$/d' -e '/^# arenabench .* (commit .*): /d' "$TMP/pa/summary.txt" | sed '$d')
 }
 
 @test "results-tables: no folder is exit 66 with one line; a bad option 64" {
@@ -41,7 +41,7 @@ Try 'results-tables --help' for more information."
   run sh -c '"$0" "$1" 2>/dev/null | grep "^_\|^1 \|vs\|^# limit"' "$top_srcdir/contrib/results-tables" "$TMP/s"
   assert_status 0
   [ "$output" = "# limit: none (no ceiling, fill-only or raw-pinned rows here)
-1          pool-pageable  3  120 [79, 182]     1.20 [0.79, 1.82]  -           -      -
+1          pool-pageable  3  120 [79, 182]     1.20 [0.79, 1.82]  -           -              -
 1          pool-pageable  3  1000     50.0%  5.0%    0.0%     0.0%   0.0%     45.0%
 _h2d-sweep/raw.csv: not in this folder, section skipped._
 _nvbandwidth/nvbandwidth.txt or calibrate.csv: not in this folder, section skipped._
@@ -93,9 +93,9 @@ pinned-arena:
     # --calibrate: the host filling and copying at once, same producers,
     # size and slots), and \"link\", the raw-pinned peak: 1000 items/s, 8.00 GB/s
     # % of limit: the share of it reached, the rest is left to gain
-    producers  arm            n  items/s [95% CI]  GB/s [95% CI]      % of limit  limit  bound by
-    1          pool-pinned    3  320 [274, 374]    3.20 [2.74, 3.74]  53%         600    ceiling
-    1          pool-pageable  3  120 [79, 182]     1.20 [0.79, 1.82]  20%         600    ceiling
+    producers  arm            n  items/s [95% CI]  GB/s [95% CI]      % of limit  limit items/s  bound by
+    1          pool-pinned    3  320 [274, 374]    3.20 [2.74, 3.74]  53%         600            ceiling
+    1          pool-pageable  3  120 [79, 182]     1.20 [0.79, 1.82]  20%         600            ceiling
 
     1 producer, pool: pinned arena vs pageable: 2.67x faster [2.06, 3.69] (95% CI, n=3 per arm)
 
