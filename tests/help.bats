@@ -198,3 +198,12 @@ misaligned_options() {
   assert_output ""
   assert_status 1
 }
+
+# NEWS has one section per version, and the newest names the version
+# configure builds.
+@test "NEWS: one section per version, the first for this version" {
+  run bash -c "grep '^\* ' '$top_srcdir/NEWS' | sed 's/.*release \([^ ]*\).*/\1/' | sort | uniq -d"
+  assert_output ""
+  run bash -c "grep -m 1 '^\* ' '$top_srcdir/NEWS'"
+  [[ "$output" == "* Noteworthy changes in release $ARENABENCH_VERSION "* ]]
+}
