@@ -103,7 +103,7 @@ stderr and DIR/warnings.txt, never into DIR/summary.txt.
 Exit status:
   0    every run succeeded and every item was checked
   64   a bad option or value, or --out exists without --force
-  69   no CUDA GPU here (or a build without CUDA) where one is needed
+  69   no CUDA GPU here, or a build without CUDA, where one is needed
   70   a run failed (its status is on stderr); the others are summarized
   130  interrupted; the rows so far are in DIR/raw.csv, their summary in
        DIR/summary.txt
@@ -450,6 +450,17 @@ drv_gnuplot() {
     [ "$rc" -eq 0 ] || echo "$prog: note: gnuplot reported errors (above): the figure may lack a plot" >&2
   else
     echo "$prog: warning: gnuplot drew no figure (its messages are above)" >&2
+  fi
+}
+
+# drv_no_gpu CMD: why CMD (h2d-check, d2h-overlap) ran no GPU, in words:
+# its --version says whether it was built with CUDA; if it was, this
+# machine has no CUDA GPU it can use.
+drv_no_gpu() {
+  if "$1" --version 2> /dev/null | grep -q '^CUDA support: not built in'; then
+    echo "$1 was built without CUDA (configure found no CUDA toolkit)"
+  else
+    echo "$1 finds no CUDA GPU here"
   fi
 }
 

@@ -133,11 +133,18 @@ $TMP/pa/summary.txt:1"
   grep -qxF "$w" "$TMP/pc/summary.txt"
 }
 
+# no_gpu_why CMD: what the drivers say of CMD without a GPU: which of the
+# two, as configure built it.
+no_gpu_why() {
+  if cuda_build; then echo "$1 finds no CUDA GPU here"
+  else echo "$1 was built without CUDA (configure found no CUDA toolkit)"; fi
+}
+
 @test "pinned-arena without a GPU says it runs the CPU arms" {
   gpu_here && skip "this machine has a GPU: the GPU arms run"
   run pinned-arena --size 4K --items 4 --repeats 1 --out "$TMP/pa"
   assert_status 0
-  [ "${lines[0]}" = "pinned-arena: note: no CUDA GPU available (or a build without CUDA): running the CPU arms with arena-consume" ]
+  [ "${lines[0]}" = "pinned-arena: note: $(no_gpu_why h2d-check): running the CPU arms with arena-consume (as --cpu does)" ]
   # Two checked arms and two fill-only arms.
   [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq 4 ]
 }
@@ -592,10 +599,10 @@ direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (9
   gpu_here && skip "this machine has a GPU"
   run bash -c "h2d-sweep --sizes 64K --out '$TMP/sweep' 2>&1 >/dev/null"
   assert_status 69
-  assert_output "h2d-sweep: h2d-check has no CUDA GPU here (or was built without CUDA); nothing to sweep"
+  assert_output "h2d-sweep: $(no_gpu_why h2d-check); nothing to sweep (pinned-arena --cpu measures the CPU arms)"
   run bash -c "transfer-overlap --out '$TMP/overlap' 2>&1 >/dev/null"
   assert_status 69
-  assert_output "transfer-overlap: d2h-overlap has no CUDA GPU here (or was built without CUDA)"
+  assert_output "transfer-overlap: $(no_gpu_why d2h-overlap); nothing to overlap (pinned-arena --cpu measures the CPU arms)"
   [ ! -e "$TMP/sweep" ] && [ ! -e "$TMP/overlap" ]
 }
 
@@ -610,7 +617,7 @@ direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (9
     assert_output "Exit status:
   0    every run succeeded and every item was checked
   64   a bad option or value, or --out exists without --force
-  69   no CUDA GPU here (or a build without CUDA) where one is needed
+  69   no CUDA GPU here, or a build without CUDA, where one is needed
   70   a run failed (its status is on stderr); the others are summarized
   130  interrupted; the rows so far are in DIR/raw.csv, their summary in
        DIR/summary.txt"
@@ -990,7 +997,7 @@ env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TM
   gpu_here && skip "this machine has a GPU"
   run h200-session --machine h200 --out "$TMP/t"
   assert_status 69
-  assert_output "h200-session: h2d-check has no CUDA GPU here (or was built without CUDA)"
+  assert_output "h200-session: $(no_gpu_why h2d-check): no session to run (pinned-arena --cpu measures the CPU arms)"
   [ ! -e "$TMP/t" ]
 }
 
@@ -1151,4 +1158,17 @@ use_locale() {
   assert_output "commit: 0123456789ab"
   run tail -n 1 "$TMP/pa/summary.txt"
   assert_output "# arenabench $ARENABENCH_VERSION (commit 0123456789ab): pinned-arena --cpu --size 4K --items 1 --repeats 1 --out $TMP/pa"
+}
+
+@test "the drivers say which: an h2d-check built without CUDA (its --version says so), not 'no GPU here'" {
+  mkdir -p "$TMP/bin"
+  printf '#!/bin/sh\ncase $1 in --version) printf "h2d-check (arenabench) 0.1.0\\nCUDA support: not built in\\n"; exit 0 ;; esac\necho "h2d-check: built without CUDA support" >&2\nexit 69\n' > "$TMP/bin/h2d-check"
+  chmod +x "$TMP/bin/h2d-check"
+  cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/h2d-sweep" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
+  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 64K --out '$TMP/sweep' 2>&1 >/dev/null"
+  assert_status 69
+  assert_output "h2d-sweep: h2d-check was built without CUDA (configure found no CUDA toolkit); nothing to sweep (pinned-arena --cpu measures the CPU arms)"
+  PATH=$TMP/bin:$PATH run pinned-arena --size 4K --items 1 --repeats 1 --out "$TMP/pa"
+  assert_status 0
+  [ "${lines[0]}" = "pinned-arena: note: h2d-check was built without CUDA (configure found no CUDA toolkit): running the CPU arms with arena-consume (as --cpu does)" ]
 }
