@@ -48,3 +48,37 @@ make_var() {
   run make -s --no-print-directory -C "$top_builddir" installcheck DESTDIR="$stage" prefix="$prefix"
   [ "$status" -eq 0 ]
 }
+
+# configure_copy ARGS...: configure ARGS run in a copy of what configure
+# reads (the source tree is configured in place: no second build there);
+# its summary in $output.
+configure_copy() {
+  rm -rf "$TMP/c"
+  mkdir -p "$TMP/c/src"
+  cp -r "$top_srcdir/configure" "$top_srcdir/Makefile.in" "$top_srcdir/config.h.in" "$top_srcdir/build-aux" "$TMP/c/"
+  cp "$top_srcdir/src/arena.c" "$TMP/c/src/"
+  run bash -c "cd '$TMP/c' && ./configure $* 2>&1 | sed -n '/^  arenabench /,\$p'"
+}
+
+@test "configure without CUDA: its summary says so, with no nvcc, CUDA code or runtime line" {
+  configure_copy --without-cuda
+  assert_status 0
+  grep -qx '  CUDA:              no' <<<"$output"
+  grep -qx '  GPU commands:      h2d-check and d2h-overlap built without CUDA: they exit 69' <<<"$output"
+  ! grep -qE 'nvcc|gencode|CUDA code|CUDA runtime' <<<"$output" || false
+}
+
+@test "configure --enable-cudart-shared links the shared CUDA runtime (static by default), and --help says so" {
+  run "$top_srcdir/configure" --help
+  assert_status 0
+  grep -qE '^  --enable-cudart-shared +link the CUDA runtime shared \(libcudart.so\), as$' <<<"$output"
+  [ "${ARENABENCH_HAVE_CUDA:-no}" = yes ] || skip "no CUDA toolkit here to link either runtime"
+  configure_copy --enable-cudart-shared
+  assert_status 0
+  grep -qx '  CUDA runtime:      libcudart.so' <<<"$output"
+  grep -qE '^CUDA_LIBS = -L[^ ]+ -lcudart -lstdc\+\+$' "$TMP/c/Makefile"
+  configure_copy
+  assert_status 0
+  grep -qx '  CUDA runtime:      libcudart_static.a' <<<"$output"
+  grep -qE '^CUDA_LIBS = -L[^ ]+ -lcudart_static ' "$TMP/c/Makefile"
+}
