@@ -153,6 +153,7 @@ struct arena
      sends them here, or the consumer could never free the space.  */
   void (*before_wait) (struct arena *arena);
   struct arena *next_mapped;     /* list of mappings, for the bus-error handler */
+  struct arena *prev_mapped;
 };
 
 /* How long a producer waits for a consumer to attach before saying so.  */

@@ -345,38 +345,69 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
   arena_detach (arena, false);
 }
 
+/* The gate the workers wait at until the header is out (start_worker,
+   open_gate): its read and write ends.  */
+static int gate[2] = { -1, -1 };
+
+/* Fork worker W for its arena, created just before: the worker inherits
+   that arena alone, since the parent lets go of each arena (the worker's
+   descriptor keeps its lock) before it creates the next.  Forking once
+   every arena was made copied all of them into every worker, and each
+   worker then closed and unmapped the others: start time grew with the
+   square of the workers (1024 took 46 s).  The worker waits at the gate
+   until the parent has written the header; a parent that dies first
+   closes it, and the worker removes its arena and leaves.  */
 static void
-start_workers (const struct produce_config *cfg)
+start_worker (uint32_t w, const struct produce_config *cfg)
 {
+  if (gate[0] < 0 && pipe (gate) != 0)
+    die (EXIT_OSERR, errno, "cannot make the workers' start pipe");
   pid_t parent = getpid ();
-  for (uint32_t w = 0; w < worker_count; w++)
+  pid_t pid = fork ();
+  if (pid < 0)
+    die (EXIT_OSERR, errno, "cannot start worker %" PRIu32, w);
+  if (pid == 0)
     {
-      pid_t pid = fork ();
-      if (pid < 0)
-        die (EXIT_OSERR, errno, "cannot start worker %" PRIu32, w);
-      if (pid == 0)
+      my_worker = (int) w;
+      /* Die with the parent, so a killed producer leaves no worker
+         (and, through the handler, no arena) behind.  */
+      prctl (PR_SET_PDEATHSIG, SIGTERM);
+      close (gate[1]);
+      char go = 0;
+      ssize_t n;
+      while ((n = read (gate[0], &go, 1)) < 0 && errno == EINTR)
+        ;
+      close (gate[0]);
+      if (getppid () != parent || n != 1)
         {
-          my_worker = (int) w;
-          /* Die with the parent, so a killed producer leaves no worker
-             (and, through the handler, no arena) behind.  */
-          prctl (PR_SET_PDEATHSIG, SIGTERM);
-          if (getppid () != parent)
-            {
-              unlink_all ();
-              _exit (EXIT_TEMPFAIL);
-            }
-          /* Hold only our own arena open: its lock then lives exactly as
-             long as this worker.  */
-          for (uint32_t other = 0; other < worker_count; other++)
-            if (other != w)
-              arena_detach (&arenas[other], false);
-          run_worker (w, cfg);
-          exit (EXIT_OK);
+          unlink_all ();
+          _exit (EXIT_TEMPFAIL);
         }
-      worker_pids[w] = pid;
+      run_worker (w, cfg);
+      exit (EXIT_OK);
     }
-  for (uint32_t w = 0; w < worker_count; w++)
-    arena_detach (&arenas[w], false);
+  worker_pids[w] = pid;
+  arena_detach (&arenas[w], false);
+}
+
+/* The header is out: every worker may write rows.  */
+static void
+open_gate (void)
+{
+  close (gate[0]);
+  char go[256];
+  memset (go, 'g', sizeof go);
+  for (uint32_t left = worker_count; left > 0;)
+    {
+      size_t chunk = left < sizeof go ? left : sizeof go;
+      ssize_t n = write (gate[1], go, chunk);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        die (EXIT_OSERR, errno, "cannot start the workers");
+      left -= (uint32_t) n;
+    }
+  close (gate[1]);
 }
 
 /* Wait for every worker; the first failure stops the others.  */
@@ -506,11 +537,9 @@ main (int argc, char **argv)
   if (cfg.numa_node >= 0)
     check_numa_node (&cfg);
 
+  /* Each arena is handed to its worker before the next is made: the
+     parent holds a few descriptors whatever the worker count.  */
   worker_count = cfg.run.workers;
-  /* The parent holds every arena open: say so now, not after forking.  */
-  char what[32];
-  snprintf (what, sizeof what, "--workers %" PRIu32, worker_count);
-  machine_require_fds (worker_count, what);
   arenas = xcalloc (worker_count, sizeof *arenas);
   worker_pids = xcalloc (worker_count, sizeof *worker_pids);
   install_signal_handlers ();
@@ -526,6 +555,8 @@ main (int argc, char **argv)
     .items = cfg.run.items, .size_bytes = cfg.run.size_bytes, .dtype = cfg.run.dtype,
     .kind = cfg.run.kind,
   };
+  if (cfg.run.epochs > 1 && !(epoch_barrier = epoch_barrier_create (worker_count)))
+    die (EXIT_OSERR, errno, "cannot map the workers' epoch barrier");
   for (uint32_t w = 0; w < worker_count; w++)
     {
       id.worker = w;
@@ -545,6 +576,7 @@ main (int argc, char **argv)
           && (err = machine_bind_memory (arenas[w].base, arenas[w].map_bytes, cfg.numa_node)))
         die (EXIT_OSERR, err, "arena %s: cannot bind its pages to NUMA node %d",
              quote (arenas[w].name), cfg.numa_node);
+      start_worker (w, &cfg);
     }
 
   struct csv_line line = { 0 };
@@ -558,9 +590,7 @@ main (int argc, char **argv)
   if (err)
     die (EXIT_IOERR, err, "write error");
 
-  if (cfg.run.epochs > 1 && !(epoch_barrier = epoch_barrier_create (worker_count)))
-    die (EXIT_OSERR, errno, "cannot map the workers' epoch barrier");
-  start_workers (&cfg);
+  open_gate ();
   int result = wait_workers ();
   unlink_all ();
   return result > 125 ? EXIT_TEMPFAIL : result;

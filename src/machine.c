@@ -113,41 +113,6 @@ machine_memlock_hint (char *buf, size_t size)
               (uint64_t) r.rlim_cur);
 }
 
-/* Descriptors open now: the entries of /proc/self/fd, less the one the
-   listing itself uses; without /proc, the lowest free one as a floor.  */
-static uint64_t
-open_fds (void)
-{
-  DIR *d = opendir ("/proc/self/fd");
-  if (!d)
-    {
-      int fd = dup (STDERR_FILENO);
-      if (fd < 0)
-        return 3;
-      close (fd);
-      return (uint64_t) fd;
-    }
-  uint64_t n = 0;
-  for (struct dirent *e; (e = readdir (d));)
-    if (e->d_name[0] != '.')
-      n++;
-  closedir (d);
-  return n ? n - 1 : 0;
-}
-
-void
-machine_require_fds (uint64_t needed, const char *what)
-{
-  struct rlimit r;
-  if (getrlimit (RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
-    return;
-  uint64_t open = open_fds ();
-  if (open + needed > (uint64_t) r.rlim_cur)
-    die (EXIT_OSERR, 0, "%s needs %" PRIu64 " more open files, but %" PRIu64
-         " are open and RLIMIT_NOFILE is %" PRIu64 " (raise it with 'ulimit -n')",
-         what, needed, open, (uint64_t) r.rlim_cur);
-}
-
 /* ------------------------------------------------------------ placement */
 
 long

@@ -41,10 +41,6 @@ uint64_t machine_fd_allocated_bytes (int fd);
    nothing: the hint a refused page-lock adds to its message.  */
 void machine_memlock_hint (char *buf, size_t size);
 
-/* Die with EXIT_OSERR and a message naming 'ulimit -n' unless NEEDED more
-   descriptors than those now open fit under RLIMIT_NOFILE.  WHAT says
-   what needs them ("--workers 1024").  */
-void machine_require_fds (uint64_t needed, const char *what);
 
 /* --- placement: PCIe links, NUMA nodes, CPUs (arenabench(7), "Machine
    columns").  Every value is as sysfs, /proc or the kernel gives it, and

@@ -288,3 +288,25 @@ EOF
   assert_status 64
   assert_output "arena-produce: --fill: invalid choice 'fast' (choose from 'auto', 'cached', 'streaming')"
 }
+
+# worker_calls W: the most close(2) and munmap(2) calls any one worker of
+# `arena-produce --workers W` made (strace -f; the parent, which sweeps
+# /dev/shm and so counts others' objects, left out).
+worker_calls() {
+  strace -f -qq -e trace=close,munmap -o "$TMP/trace.$1" \
+    arena-produce --workers "$1" --items 1 --size 4K --slots 1 2> /dev/null \
+    | arena-consume --no-verify > /dev/null
+  awk 'NR == 1 { parent = $1 } $1 != parent { n[$1]++ } END { for (p in n) if (n[p] > m) m = n[p]; print m + 0 }' "$TMP/trace.$1"
+}
+
+@test "a worker's start does not grow with the worker count (it inherits only its own arena)" {
+  command -v strace > /dev/null || skip "strace not installed"
+  strace -qq -o /dev/null true 2> /dev/null || skip "strace cannot trace here (ptrace not allowed)"
+  local few many
+  few=$(worker_calls 4)
+  many=$(worker_calls 64)
+  # Each worker used to close and unmap every other worker's arena: 2 x 63
+  # more calls at 64 workers than at 4.
+  [ "$few" -gt 0 ]
+  [ "$many" -le $((few + 4)) ] || { echo "a worker of 4 made $few calls, of 64 $many" >&2; false; }
+}
