@@ -159,6 +159,10 @@ drv_receipt_head() {
   echo "arenabench: $(drv_version | sed 's/.* //')"
   echo "commit: $(drv_commit)"
   drv_receipt_machine
+  # A loaded machine: in the receipt, so in the summary too, and on stderr.
+  local w
+  w=$(drv_load_warning)
+  [ -z "$w" ] || { echo "$w"; echo "$prog: $w" >&2; }
 }
 
 # drv_receipt_machine: where the session ran, as sysfs says ("unknown"
@@ -291,6 +295,7 @@ drv_write_summary() {
     [ "$drv_interrupted" = no ] ||
       printf 'INTERRUPTED after %s of %s runs: this summary covers those runs only.\n\n' "$drv_done" "$drv_total"
     summary_body
+    drv_receipt_warnings
     drv_provenance
   } > "$out/summary.txt"
   cat "$out/summary.txt"
@@ -299,6 +304,12 @@ drv_write_summary() {
   else
     rm -f "$out/warnings.txt"
   fi
+}
+
+# drv_receipt_warnings: the receipt's warnings about the machine (load,
+# too few CPUs), then a blank line; nothing without any.
+drv_receipt_warnings() {
+  grep -h '^warning: ' "${from:-$out}/receipt.txt" 2> /dev/null | awk '{ print } END { if (NR) print "" }'
 }
 
 # drv_provenance: the summary's last line, where its rows came from as

@@ -1172,3 +1172,15 @@ use_locale() {
   assert_status 0
   [ "${lines[0]}" = "pinned-arena: note: h2d-check was built without CUDA (configure found no CUDA toolkit): running the CPU arms with arena-consume (as --cpu does)" ]
 }
+
+@test "every driver's summary carries its receipt's warnings (transfer-overlap --from)" {
+  cp -r "$top_srcdir/tests/data/transfer-overlap" "$TMP/to"
+  local w="warning: load average 9.00 on 2 online CPU(s) when the runs began: other processes compete with them, and the figures measure that"
+  echo "$w" >> "$TMP/to/receipt.txt"
+  run transfer-overlap --from "$TMP/to" --out "$TMP/o"
+  assert_status 0
+  run tail -n 3 "$TMP/o/summary.txt"
+  assert_output "$w
+
+# arenabench unknown (commit unknown): transfer-overlap"
+}
