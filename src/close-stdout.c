@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* A write error already reported: close_stdout must not say it twice.  */
@@ -78,14 +79,33 @@ write_fully (int fd, const void *buf, size_t size)
       size_t chunk = size;
       if (limited)
         {
-          /* write(2) itself would wait for the reader with no limit: wait
-             in poll, then write no more than a pipe with room takes at
-             once (PIPE_BUF).  */
+          /* write(2) itself would wait for the reader with no limit: write
+             no more than a pipe with room takes at once (PIPE_BUF), first
+             without waiting (RWF_NOWAIT: no poll(2) per write while the
+             reader keeps up), else after poll says there is room.  */
+          if (chunk > PIPE_BUF)
+            chunk = PIPE_BUF;
+          static bool no_nowait;
+          if (!no_nowait)
+            {
+              struct iovec iov = { .iov_base = (void *) p, .iov_len = chunk };
+              ssize_t n = pwritev2 (fd, &iov, 1, -1, RWF_NOWAIT);
+              if (n >= 0)
+                {
+                  p += n;
+                  size -= (size_t) n;
+                  continue;
+                }
+              if (errno == EINTR)
+                continue;
+              if (errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS)
+                no_nowait = true;       /* an older kernel, or another file */
+              else if (errno != EAGAIN && errno != EWOULDBLOCK)
+                return errno;
+            }
           int err = wait_room (fd);
           if (err)
             return err;
-          if (chunk > PIPE_BUF)
-            chunk = PIPE_BUF;
         }
       ssize_t n = write (fd, p, chunk);
       if (n < 0)
