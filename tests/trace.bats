@@ -205,3 +205,25 @@ raw-registered-shm  1   measured no idle
 ceiling  1 2 3 measured no idle
 ceiling-registered-shm  1 2 3 measured no idle"
 }
+
+@test "--trace: an existing file in a folder the user may not write is written in place, and kept as it was by a failed run" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to run the consumer as nobody"
+  command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
+  local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  "${nobody[@]}" test -x "$(command -v arena-consume)" || skip "nobody cannot run $(command -v arena-consume)"
+  mkdir "$TMP/ro"
+  printf 'earlier trace, longer than nothing\n' > "$TMP/ro/t.json"
+  chmod 666 "$TMP/ro/t.json"
+  chmod 755 "$TMP"
+  chmod 555 "$TMP/ro"
+  run bash -c "printf 'not,a,handle,header\n' | ${nobody[*]} arena-consume --trace '$TMP/ro/t.json'"
+  assert_status 65
+  run cat "$TMP/ro/t.json"
+  assert_output "earlier trace, longer than nothing"
+  run bash -c "${nobody[*]} arena-produce --size 4K --items 2 | ${nobody[*]} arena-consume --trace '$TMP/ro/t.json' > /dev/null"
+  assert_status 0
+  # The whole file is the new trace: no bytes of the old one after it.
+  run python3 -c 'import json, sys; print(len([e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] != "M"]))' "$TMP/ro/t.json"
+  assert_output 12
+  chmod 755 "$TMP/ro"
+}
