@@ -114,7 +114,8 @@ producer_tally_warn (const struct producer_tally *t)
   if (n >= 2)
     {
       qsort (m, n, sizeof *m, by_value);
-      double typical = n % 2 ? m[n / 2] : (m[n / 2 - 1] + m[n / 2]) / 2;
+      /* The lower median: with two workers, the faster one.  */
+      double typical = m[(n - 1) / 2];
       for (uint32_t w = 0; w < t->workers; w++)
         {
           double mine = median_ns (t, w);

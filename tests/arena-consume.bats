@@ -275,7 +275,7 @@ EOF
 
 # forge HEADER-OPTIONS: write /dev/shm/arenabench.PID.f0f0 by hand: a pool
 # arena of one 4096-byte slot (8192 bytes), fields overridable as
-# python keyword arguments (magic, version, backend, mode, size, fill,
+# python keyword arguments (magic, version, backend, share, mode, size, fill,
 # and item_size, dtype, kind: what the header says its items are).
 forge() {
   FORGED=/dev/shm/arenabench.$$.f0f0
@@ -285,15 +285,17 @@ import os, struct, sys
 path = sys.argv[1]
 kw = dict(a.split('=', 1) for a in sys.argv[2:])
 magic = kw.get('magic', 'ABAREN01').encode()
-version = int(kw.get('version', 3))
+version = int(kw.get('version', 4))
 backend = int(kw.get('backend', 0))
 size = int(kw.get('size', 8192))
 mode = int(kw.get('mode', '600'), 8)
 # magic, version, backend, header_bytes, capacity, slot_bytes, slot_count,
 # flags, producer_pid: the start of struct arena_header.
 header = magic + struct.pack('<IIQQQIIi', version, backend, 4096, 4096, 4096, 1, 0, 0)
-# run_id, items, worker, workers, epochs: the identity of the run at 104.
-header = header.ljust(104, b'\0') + struct.pack('<QQIII', 7, 2, 0, 1, 1)
+# run_id, items, worker, workers, epochs, share: the identity of the run
+# at 104.
+header = header.ljust(104, b'\0') + struct.pack('<QQIIII', 7, 2, 0, 1, 1,
+                                                 int(kw.get('share', 0)))
 # size_bytes, dtype, kind: what its items are (4096 bytes, fp32, tensor).
 header = header.ljust(136, b'\0') + struct.pack(
     '<QII', int(kw.get('item_size', 4096)), int(kw.get('dtype', 0)), int(kw.get('kind', 0)))
@@ -347,11 +349,12 @@ consume_forged() {
   done <<'EOF'
 magic=ABAREN02|wrong magic number (not an arenabench arena)
 magic=NUMPY001|wrong magic number (not an arenabench arena)
-version=1|unsupported arena layout version 1 (this program reads version 3)
-version=2|unsupported arena layout version 2 (this program reads version 3)
-version=4|unsupported arena layout version 4 (this program reads version 3)
-version=0|unsupported arena layout version 0 (this program reads version 3)
+version=1|unsupported arena layout version 1 (this program reads version 4)
+version=2|unsupported arena layout version 2 (this program reads version 4)
+version=5|unsupported arena layout version 5 (this program reads version 4)
+version=0|unsupported arena layout version 0 (this program reads version 4)
 backend=2|unknown backend in header
+share=2|bad workers, epochs, items or share in header
 item_size=0|bad size_bytes, dtype or kind in header
 dtype=3|bad size_bytes, dtype or kind in header
 kind=2|bad size_bytes, dtype or kind in header
