@@ -336,7 +336,14 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
       work_share_range (cfg->run.share, cfg->run.workers, cfg->run.items, worker, epoch,
                         &first, &count);
       row.epoch = epoch;
-      for (uint64_t index = 0; next_item (cfg, first, count, index, &row.sequence); index++)
+      /* The next item is claimed before the current one is published, so
+         that a worker always knows when it publishes its last: a
+         consumer that has released it then knows the arena is finished
+         without waiting for arena_finish (a long-lived consumer unmaps
+         it before its next row).  */
+      uint64_t index = 0;
+      bool have = next_item (cfg, first, count, index, &row.sequence);
+      while (have)
         {
           enum arena_status st = arena_reserve (arena, row.layout.bytes, cfg->timeout_ns,
                                                 STDOUT_FILENO, &row.handle);
@@ -346,15 +353,14 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
           fill_pace_fill (&pace, &row.layout, row.sequence, arena->base + row.handle.offset,
                           cfg->store);
           row.gen_ns = clock_now_ns () - row.fill_start_ns;
+          uint64_t next = 0;
+          have = next_item (cfg, first, count, ++index, &next);
           struct arena_item item = { .sequence = row.sequence, .epoch = epoch };
-          /* A static worker knows its last item; a pulling one learns it
-             only when the counter runs out, and arena_finish says so.  */
-          arena_publish (arena, &row.handle, &item,
-                         cfg->run.share == ARENA_SHARE_STATIC
-                         && epoch + 1 == cfg->run.epochs && index + 1 == count);
+          arena_publish (arena, &row.handle, &item, !have && epoch + 1 == cfg->run.epochs);
           row.row_ns = clock_now_ns ();
           handle_row_format (&line, &row);
           write_row (worker, &line, row.gen_ns, row.row_ns);
+          row.sequence = next;
         }
     }
   send_held_rows (worker);

@@ -449,7 +449,7 @@ EOF
 @test "ring: replays, reordering, stale generations and foreign offsets: exit 65" {
   local script why
   while IFS='|' read -r script why; do
-    start_producer 2 "$TMP/rows.csv" --backend ring --size 4096 --items 2 --slots 4
+    start_producer 2 "$TMP/rows.csv" --share static --backend ring --size 4096 --items 2 --slots 4
     awk -F, -v OFS=, "$script" "$TMP/rows.csv" > "$TMP/in.csv"
     run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
     # A row missing before one that is there is a gap (75); the rest, 65.
@@ -550,7 +550,7 @@ EOF
 }
 
 @test "a stream cut short: exit 75, truncated stream with the producer's pid and counts" {
-  start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4
+  start_producer 2 "$TMP/rows.csv" --share static --size 4096 --items 2 --slots 4
   run bash -c "head -n 2 '$TMP/rows.csv' | arena-consume > /dev/null"
   assert_status 75
   assert_output "arena-consume: arena '$(arena_name)': truncated stream: producer (pid $PRODUCER) finished after 2 items, 1 rows received
@@ -561,7 +561,7 @@ arena-consume: 1 of 2 announced items missing"
 
 @test "a producer that is still running when the rows stop: truncated stream, stopped" {
   # Three items, one slot: the producer waits for space after the first.
-  start_producer 1 "$TMP/rows.csv" --size 4096 --items 3 --slots 1
+  start_producer 1 "$TMP/rows.csv" --share static --size 4096 --items 3 --slots 1
   run bash -c "head -n 2 '$TMP/rows.csv' | arena-consume > /dev/null"
   assert_status 75
   [ "${#lines[@]}" -eq 3 ]
@@ -597,7 +597,7 @@ pool-pageable,8192,1,0"
 @test "one worker's rows filtered out: exit 75 naming the worker, epochs and sequences" {
   # Worker 1's arena is never attached: it waits at the end of epoch 0
   # for releases, worker 0 for it, until --timeout ends the producer.
-  run bash -c "set -o pipefail; arena-produce --size 4096 --items 2 --epochs 2 --workers 2 --timeout 1 2> /dev/null \
+  run bash -c "set -o pipefail; arena-produce --size 4096 --items 2 --epochs 2 --workers 2 --share static --timeout 1 2> /dev/null \
     | grep --line-buffered -v -E '^([^,]*,){7}1,' | arena-consume > /dev/null"
   assert_status 75
   [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\':\ truncated\ stream:\ producer\ \(pid\ [0-9]+\)\ stopped\ after\ 2\ items,\ 2\ rows\ received$ ]]
@@ -612,7 +612,7 @@ arena-consume: 6 of 8 announced items missing"
 @test "a row dropped in the middle: exit 75 at the next row, naming the missing sequence" {
   local backend
   for backend in pool ring; do
-    start_producer 4 "$TMP/rows.csv" --backend "$backend" --size 4096 --items 4 --slots 4
+    start_producer 4 "$TMP/rows.csv" --share static --backend "$backend" --size 4096 --items 4 --slots 4
     run bash -c "sed 3d '$TMP/rows.csv' | arena-consume > /dev/null"
     assert_status 75
     assert_output "arena-consume: line 3: worker 0 epoch 0: sequence 1 is missing: the row of sequence 2 came in its place (a row was dropped or reordered on the way)"
@@ -667,7 +667,7 @@ EOF2
   awk -F, -v OFS=, 'NR == 2 { $7 = 1 - $8; $8 = 1 - $8 } NR <= 2 { print }' "$TMP/rows.csv" > "$TMP/in.csv"
   run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
   assert_status 65
-  [[ $output =~ ^arena-consume:\ line\ 2:\ arena\ \'$NAME_RE\':\ worker,\ workers,\ items\ or\ epochs\ differ\ from\ its\ header\ \(worker\ [01]\ of\ 2,\ 1\ items,\ 1\ epochs\)$ ]]
+  [[ $output =~ ^arena-consume:\ line\ 2:\ arena\ \'$NAME_RE\':\ worker,\ workers,\ items,\ epochs\ or\ share\ differ\ from\ its\ header\ \(worker\ [01]\ of\ 2,\ 1\ items,\ 1\ epochs,\ share\ pull\)$ ]]
 }
 
 # ----------------------------------------------------------- --timeout
@@ -742,7 +742,7 @@ consume_fifo() {
   { cat "$TMP/rows.csv"; echo 'not,a,row'; } > "$TMP/in.csv"
   run bash -c "arena-consume < '$TMP/in.csv' > '$TMP/out'"
   assert_status 65
-  assert_output "arena-consume: line 52: expected 21 fields, found 3"
+  assert_output "arena-consume: line 52: expected 22 fields, found 3"
   run receipts_whole "$TMP/out"
   assert_output "50 0"
 }
@@ -807,7 +807,7 @@ consume_fifo() {
 
 @test "a run's arenas stay mapped until every worker of the run is done" {
   # Two workers, two items each, all rows written at once (two slots).
-  arena-produce --workers 2 --size 64K --items 2 --slots 2 --timeout 30 > "$TMP/rows.csv" &
+  arena-produce --workers 2 --size 64K --items 2 --slots 2 --share static --timeout 30 > "$TMP/rows.csv" &
   local producer=$! consumer workers maps=
   for _ in $(seq 200); do
     [ "$(wc -l < "$TMP/rows.csv")" -ge 5 ] && break

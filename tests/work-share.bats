@@ -212,3 +212,13 @@ every_sequence_once() {
   assert_status 64
   assert_output "arena-produce: --fill-rate: invalid size '' (use bytes or a suffix such as 64K, 8MiB, 1G)"
 }
+
+@test "a row dropped from a pull run's arena: exit 75 at the next row, naming the arena's missing item" {
+  : > "$TMP/rows.csv"
+  arena-produce --size 4096 --items 4 --slots 4 --timeout 600 > "$TMP/rows.csv" 2> /dev/null 3>&- &
+  PIDS+=($!)
+  wait_rows "$TMP/rows.csv" 5
+  run bash -c "sed 3d '$TMP/rows.csv' | arena-consume > /dev/null"
+  assert_status 75
+  [[ "$output" =~ ^arena-consume:\ line\ 3:\ arena\ \'$NAME_RE\':\ item\ 2\ of\ worker\ 0\ is\ missing:\ its\ item\ 3\ \(sequence\ 2\)\ came\ in\ its\ place\ \(a\ row\ was\ dropped\ or\ reordered\ on\ the\ way\)$ ]]
+}
