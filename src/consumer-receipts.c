@@ -5,7 +5,6 @@
 #include "close-stdout.h"
 #include "consumer-machine.h"
 #include "die.h"
-#include "work-share.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -87,13 +86,12 @@ CONFIG_STR (dtype)
 CONFIG_STR (kind)
 CONFIG_COUNT (workers)
 CONFIG_COUNT (slots)
-CONFIG_STR (share)
 
 /* The columns every row begins with, item or run.  */
 static const struct csv_column config_table[] = {
   { "arm", config_arm }, { "backend", config_backend }, { "pinned", config_pinned },
   { "size_bytes", config_size_bytes }, { "dtype", config_dtype }, { "kind", config_kind },
-  { "workers", config_workers }, { "slots", config_slots }, { "share", config_share },
+  { "workers", config_workers }, { "slots", config_slots },
   { NULL, NULL },
 };
 
@@ -110,7 +108,6 @@ consumer_config_of_item (struct consumer_config_cells *cells, const struct consu
     .size_bytes = config->size_bytes,
     .workers = config->workers,
     .slots = config->slots,
-    .share = work_share_names[config->share],
   };
 }
 
@@ -187,6 +184,12 @@ RUN_MACHINE (thp_shmem)
 RUN_MACHINE (governor)
 
 static void
+run_share (struct csv_line *line, const void *row)
+{
+  put_str (line, RUN (row)->share);
+}
+
+static void
 run_producer_items (struct csv_line *line, const void *row)
 {
   put_str (line, RUN (row)->producer_items);
@@ -217,6 +220,7 @@ static const struct csv_column run_common[] = {
   { "producer_cpus", run_producer_cpus }, { "producer_numa", run_producer_numa },
   { "consumer_cpus", run_consumer_cpus }, { "consumer_numa", run_consumer_numa },
   { "thp", run_thp }, { "thp_shmem", run_thp_shmem }, { "governor", run_governor },
+  { "share", run_share },
   { "producer_items", run_producer_items }, { "producer_fill_us", run_producer_fill_us },
 };
 

@@ -583,7 +583,6 @@ print_run_report (struct consumer *c)
       .kind = payload_kind_names[config->kind],
       .workers = config->workers,
       .slots = config->slots,
-      .share = work_share_names[config->share],
     },
     .items = c->measured_items,
     .bytes = c->measured_bytes,
@@ -607,12 +606,12 @@ print_run_report (struct consumer *c)
     .unpin_s_per_gib = c->unpinned_bytes
                        ? (double) c->unpin_ns / 1e9 / ((double) c->unpinned_bytes / gib) : NAN,
     .machine = &machine,
+    .share = work_share_names[config->share],
     .producer_items = producer_tally_items (&c->producers),
     .producer_fill_us = producer_tally_fill_us (&c->producers),
     .extra = c->sink->run_extra ? c->sink->run_extra (c->sink->context) : NULL,
   };
   consumer_receipts_run (&c->line, c->sink, &r);
-  producer_tally_warn (&c->producers);
 }
 
 /* The input was cut short (stop_signal): the items in flight complete,

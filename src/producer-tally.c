@@ -94,40 +94,6 @@ producer_tally_fill_us (const struct producer_tally *t)
   return format_cells (t, false);
 }
 
-static int
-by_value (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
-void
-producer_tally_warn (const struct producer_tally *t)
-{
-  if (t->workers < 2)
-    return;
-  double *m = xcalloc (t->workers, sizeof *m);
-  size_t n = 0;
-  for (uint32_t w = 0; w < t->workers; w++)
-    if (!isnan (m[n] = median_ns (t, w)))
-      n++;
-  if (n >= 2)
-    {
-      qsort (m, n, sizeof *m, by_value);
-      /* The lower median: with two workers, the faster one.  */
-      double typical = m[(n - 1) / 2];
-      for (uint32_t w = 0; w < t->workers; w++)
-        {
-          double mine = median_ns (t, w);
-          if (mine > 2 * typical)
-            warn (0, "warning: worker %" PRIu32 " filled at %.2fx the workers' median time "
-                  "per item (%.1f us against %.1f us; %" PRIu64 " items): a straggler",
-                  w, mine / typical, mine / 1e3, typical / 1e3, t->items[w]);
-        }
-    }
-  free (m);
-}
-
 void
 producer_tally_free (struct producer_tally *t)
 {

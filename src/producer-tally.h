@@ -29,11 +29,6 @@ void producer_tally_add (struct producer_tally *tally, uint32_t workers, uint32_
 const char *producer_tally_items (const struct producer_tally *tally);
 const char *producer_tally_fill_us (const struct producer_tally *tally);
 
-/* Say on stderr which workers filled at under half the speed of the
-   median worker (their median fill time over twice the workers' lower
-   median).  */
-void producer_tally_warn (const struct producer_tally *tally);
-
 void producer_tally_free (struct producer_tally *tally);
 
 #endif
