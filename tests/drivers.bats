@@ -16,7 +16,7 @@ run_header() {
 }
 
 @test "pinned-arena --cpu: one run report per arm, repeat and worker count, memcpy rows, a receipt and a summary" {
-  run pinned-arena --cpu --size 64K --items 8 --repeats 2 --workers 1,2 --out "$TMP/pa"
+  run pinned-arena --cpu --size 64K --items 8 --repeats 2 --workers 1,2 --static-workers none --out "$TMP/pa"
   assert_status 0
   [ "$(head -n 1 "$TMP/pa/raw.csv")" = "$(run_header)" ]
   # 4 arms (2 checked, 2 fill-only) x 2 repeats x 2 worker counts, every
@@ -25,8 +25,8 @@ run_header() {
                { n++; arms[$c["arm"]]++; w[$c["workers"]]++ }
                $c["arm"] != "memcpy" && ($c["items"] != 8 || $c["warmup_epochs"] != 1) { bad++ }
                $c["arm"] ~ /-pageable$/ && $c["mismatches"] != "0" { bad++ }
-               END { print n, arms["pool-pageable"], arms["ring-pageable"], arms["pool-fill"], arms["ring-fill"], arms["memcpy"], w[1], w[2], bad + 0 }' "$TMP/pa/raw.csv"
-  assert_output "20 4 4 4 4 4 10 10 0"
+               END { print n, arms["pool-pageable"], arms["ring-pageable"], arms["pool-fill"], arms["ring-fill"], arms["memcpy"], arms["pool-pageable-static"] + 0, arms["ring-pageable-static"] + 0, w[1], w[2], bad + 0 }' "$TMP/pa/raw.csv"
+  assert_output "20 4 4 4 4 4 0 0 10 10 0"
   # Arm order rotates per repeat.
   run awk -F, '$8 == 1 { print $1, $2 }' "$TMP/pa/raw.csv"
   assert_output "1 pool-pageable
@@ -94,6 +94,32 @@ arms"
   run bash -c "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
                \$c[\"column\"] == \"items_per_s\" { print \$c[\"workers\"], \$c[\"arm\"], (\$c[\"limit\"] != \"\") }' '$TMP/pa/summary.csv' | sort"
   assert_output "$(printf '%s\n' '1 memcpy 0' '1 pool-fill 0' '1 ring-fill 0' '2 memcpy 0' '2 pool-fill 0' '2 ring-fill 0' | cat - <(printf %s "$want") | sort)"
+}
+
+@test "pinned-arena --static-workers: fixed shares beside pulling, at those counts only, with a verdict" {
+  run pinned-arena --cpu --size 64K --items 8 --repeats 2 --workers 1,2 --out "$TMP/pa"
+  assert_status 0
+  # By default the largest count, 2, runs the checked arms with fixed shares.
+  run bash -c "columns workers arm share < '$TMP/pa/raw.csv' | tail -n +2 | grep -v memcpy | sort | uniq -c | awk '{ print \$1, \$2 }'"
+  assert_status 0
+  assert_output "2 1,pool-fill,pull
+2 1,pool-pageable,pull
+2 1,ring-fill,pull
+2 1,ring-pageable,pull
+2 2,pool-fill,pull
+2 2,pool-pageable,pull
+2 2,pool-pageable-static,static
+2 2,ring-fill,pull
+2 2,ring-pageable,pull
+2 2,ring-pageable-static,static"
+  grep -qx 'arms: pool-pageable pool-fill pool-pageable-static ring-pageable ring-fill ring-pageable-static' "$TMP/pa/receipt.txt"
+  grep -qx 'static-share arms at: 2 producers' "$TMP/pa/receipt.txt"
+  run grep -cE '^2 producers, (pool|ring): producers pulling items vs fixed shares \(arena-produce --share static\): ' "$TMP/pa/summary.txt"
+  assert_status 0
+  assert_output 2
+  run pinned-arena --cpu --workers 1,2 --static-workers 3 --out "$TMP/pb"
+  assert_status 64
+  assert_output "pinned-arena: --static-workers: 3 is not one of --workers 1,2"
 }
 
 @test "pinned-arena without a GPU: a verdict for ring against pool, the memcpy reference, no raw-* rows named" {
@@ -379,10 +405,10 @@ pool, 1 producer: page-locking 512 MiB cost 1.5 ms; it pays for itself after 1 i
 ring, 1 producer: page-locking 512 MiB cost 1.5 ms; it pays for itself after 1 item (8.4 MB) at the measured pinned and pageable rates (95% CI 1 to 1 item)
 
 # memory per arm (means): page-locked GiB and /dev/shm GiB beside items/s
-workers 1  pool-pageable    110.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
-workers 1  pool-pinned      710.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
-workers 1  ring-pageable    105.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
-workers 1  ring-pinned      505.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
+workers 1  pool-pageable          110.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
+workers 1  pool-pinned            710.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
+workers 1  ring-pageable          105.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
+workers 1  ring-pinned            505.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
 
 # every arm and column, with the limits and the reference: summary.csv"
   # Without ceiling, raw-* and fill-only rows no limit is claimed.
