@@ -234,9 +234,10 @@ retire_one (struct gpu_sink *sink, struct consumer *consumer, bool wait)
 }
 
 /* --copy-path auto, at the first row: time every path on items of its
-   size and take the fastest (the first of equals), the sm path only when
-   its arena is page-locked.  Items too large to gain anything from it
-   go by the engine untimed.  */
+   size and take the fastest (the first of equals); batch and sm only when
+   its arena is page-locked (a pageable arena's batches go by the engine
+   on every path).  Items too large to gain anything from it go by the
+   engine untimed.  */
 static void
 choose_copy_path (struct gpu_sink *sink, const struct consumer_item *item)
 {
@@ -249,7 +250,7 @@ choose_copy_path (struct gpu_sink *sink, const struct consumer_item *item)
       for (int p = 0; p < H2D_COPY_PATHS; p++)
         {
           sink->auto_gbps[p] = gbps[p] > 0 ? gbps[p] : NAN;
-          bool eligible = gbps[p] > 0 && (p != H2D_COPY_SM || item->source_pinned);
+          bool eligible = gbps[p] > 0 && (p == H2D_COPY_ENGINE || item->source_pinned);
           if (eligible && gbps[p] > gbps[best])
             best = p;
         }

@@ -1036,6 +1036,10 @@ launch (h2d_pipeline *pipe, flight &f)
   check_batch sm_batch;
   if (f.path == H2D_COPY_SM && !sm_sources (pipe, f, &sm_batch))
     f.path = H2D_COPY_ENGINE;
+  /* A pageable run is staged by the driver as it always is.  */
+  for (unsigned r = 0; r < f.nruns && f.path == H2D_COPY_BATCH; r++)
+    if (!f.runs[r].reg)
+      f.path = H2D_COPY_ENGINE;
   pipe->path_batches[f.path]++;
   /* The sm path's kernels queue on one stream, so that at most its
      blocks copy at once.  */

@@ -28,8 +28,8 @@
    into the device: h2d_pipeline_map_arenas) and writes them to the
    buffer, checking every element as it goes, so the copy and the check
    are one pass (the verify stream then only fetches the results).  A
-   batch the device cannot read in place (an item of a pageable arena)
-   goes the engine's way.
+   batch with an item of a pageable arena goes the engine's way on either
+   path.
 
    Staged (h2d_pipeline_open's STAGING_THREADS > 0): as a pin_memory
    loader does, N host threads copy the batch's items from the pageable
