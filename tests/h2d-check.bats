@@ -357,6 +357,10 @@ corrupt_first_item() {
   assert_status 0
   [ "$(printf '%s\n' "$output" | column items)" = 256 ]
   python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["traceEvents"]; sys.exit(sum(x["name"] == "copy" for x in e) != 512)' "$TMP/run.json"
+  run bash -c 'arena-produce --workers 4 --pin --size 64KiB --items 2000 --epochs 2 \
+               | h2d-check --warmup-epochs 1 --copy-path auto --report run'
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | columns items mismatches copy_path_auto | tail -n 1)" = '8000,0,yes' ]
   run bash -c 'arena-produce --size 1MiB --items 3 | h2d-check'
   assert_status 0
   [ "${#lines[@]}" -eq 4 ]
