@@ -620,7 +620,7 @@ direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (9
 @test "every contrib tool answers --help and --version: exit 0, at most 80 columns" {
   local t
   for t in $(drivers) h200-session arena-speed fault-soak \
-           h2d-tune results-tables bench-summarize-speed bench-summarize-coverage; do
+           h2d-tune copy-path-probe results-tables bench-summarize-speed bench-summarize-coverage; do
     run "$top_srcdir/contrib/$t" --help
     assert_status 0
     [ "${#lines[@]}" -ge 3 ]
@@ -920,6 +920,30 @@ EOF
   PATH=$TMP/bin:$PATH FAKE_COPY_PATH=0 run bash -c "h2d-sweep --sizes 4K --repeats 1 --copy-paths sm --out '$TMP/hs' 2>&1 >/dev/null"
   assert_status 69
   assert_output "h2d-sweep: --copy-paths: this h2d-check has no --copy-path"
+}
+
+@test "copy-path-probe (stand-in h2d-check): a row per size and path, its share of the link, what auto chose" {
+  fake_gpu
+  cp "$top_srcdir/contrib/copy-path-probe" "$TMP/bin/"
+  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run bash -c "copy-path-probe --sizes 4KiB --paths engine,sm,auto --repeats 2 --run-mib 1 --workers 1 --link-size 4KiB --out '$TMP/probe' 2> /dev/null"
+  assert_status 0
+  # The stand-in's rates are fixed: engine 4000 items/s, sm and auto 4800,
+  # raw-pinned 8000.
+  assert_output "# copy-path-probe: 1 producer, pinned pool, --inflight 4, --copy-sms 8, 2 runs per point, checked
+# link: raw-pinned peak 0.03 GB/s (h2d-check --calibrate)
+size  path    n  items/s  cv    GB/s   % of link  copy_sms  mismatches  auto chose (its engine/batch/sm GB/s)
+4KiB  engine  2  4000     0.0%  0.016  50%        0         0           -
+4KiB  sm      2  4800     0.0%  0.020  60%        8         0           -
+4KiB  auto    2  4800     0.0%  0.020  60%        8         0           sm (//)"
+  run grep -c -- '--copy-path' "$TMP/h2d.log"
+  assert_status 0
+  assert_output 7
+  run bash -c "tail -n +2 '$TMP/probe/raw.csv' | wc -l"
+  assert_status 0
+  assert_output 10
+  PATH=$TMP/bin:$PATH run copy-path-probe --repeats 0
+  assert_status 64
+  assert_output "copy-path-probe: --repeats: '0' is not a positive integer"
 }
 
 @test "the stand-in h2d-check without a ceiling row (an older h2d-check): the fill rate alone or the link, said so" {
