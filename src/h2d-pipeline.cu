@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <condition_variable>
+#include <list>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -434,7 +435,9 @@ struct h2d_pipeline
   uint64_t capacity;
   unsigned head, nbatches, pending;
   unsigned batch_items;             /* at most H2D_BATCH_ITEMS */
-  std::vector<registration> registrations;
+  /* A list: batches being gathered point at their runs' registrations,
+     which another arena's registration must not move.  */
+  std::list<registration> registrations;
   bool map;                         /* register arenas mapped */
   h2d_copy_path path;
   unsigned sm_blocks;
