@@ -127,6 +127,7 @@ struct gpu_sink
   bool copy_path_auto;          /* --copy-path auto chose COPY_PATH */
   int copy_path;                /* enum h2d_copy_path, or COPY_AUTO */
   unsigned copy_sms;
+  bool copy_sms_given;
   /* --copy-path auto: the rates it measured (NaN: not measured).  */
   double auto_gbps[H2D_COPY_PATHS];
   struct flight *flights;       /* a ring in submission order */
@@ -621,9 +622,12 @@ calibrate_rows (const struct gpu_sink *sink, const struct consumer_sink *consume
 static void
 setup_copy_path (struct gpu_sink *sink)
 {
-  if (sink->copy_sms > (unsigned) sink->gpu.multiprocessors)
-    die (EXIT_USAGE, 0, "--copy-sms: '%u' exceeds the device's %d SMs", sink->copy_sms,
-         sink->gpu.multiprocessors);
+  /* The default fits any device; a given value must.  */
+  unsigned sms = (unsigned) (sink->gpu.multiprocessors > 0 ? sink->gpu.multiprocessors : 1);
+  if (sink->copy_sms > sms && sink->copy_sms_given)
+    die (EXIT_USAGE, 0, "--copy-sms: '%u' exceeds the device's %u SMs", sink->copy_sms, sms);
+  if (sink->copy_sms > sms)
+    sink->copy_sms = sms;
   if (sink->copy_path == H2D_COPY_SM || sink->copy_path == COPY_AUTO)
     h2d_pipeline_map_arenas (sink->pipe);
   if (sink->copy_path == COPY_AUTO)
@@ -675,6 +679,7 @@ main (int argc, char **argv)
         break;
       case OPT_COPY_SMS:
         gpu.copy_sms = options_uint ("--copy-sms", optarg, 1, H2D_COPY_SMS_MAX);
+        gpu.copy_sms_given = true;
         break;
       default:
         if (!consumer_option (c, optarg, &options))
