@@ -1372,8 +1372,15 @@ h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *
   uint64_t stride = (layout->bytes + 4095) / 4096 * 4096;
   uint64_t slots = std::max<uint64_t> (2, CALIBRATE_SCRATCH_BYTES / stride / producers);
   uint64_t arena_bytes = slots * stride, total = arena_bytes * producers;
+  for (int p = 0; p < H2D_COPY_PATHS; p++)
+    gbps[p] = 0;
   unsigned char *scratch = nullptr;
-  GPU_CHECK (cudaHostAlloc (&scratch, total, cudaHostAllocMapped));
+  /* No page-locked scratch (the driver refused): nothing is timed.  */
+  if (cudaHostAlloc (&scratch, total, cudaHostAllocMapped) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return;
+    }
   void *device = nullptr;
   GPU_CHECK (cudaHostGetDevicePointer (&device, scratch, 0));
   for (uint64_t k = 0; k < slots * producers; k++)
@@ -1386,8 +1393,6 @@ h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *
 
   h2d_copy_path was = pipe->path;
   unsigned was_blocks = pipe->sm_blocks;
-  for (int p = 0; p < H2D_COPY_PATHS; p++)
-    gbps[p] = 0;
   /* A round to warm up, then two timed; the best of those per path.  */
   for (int round = 0; round < 3; round++)
     for (int p = 0; p < H2D_COPY_PATHS; p++)

@@ -208,7 +208,8 @@ void h2d_pipeline_path_batches (const struct h2d_pipeline *pipe, uint64_t *count
    page-locked buffer of items of LAYOUT, laid out as PRODUCERS pool
    arenas would interleave them, about SECONDS each, twice, through this
    pipeline as it is set up (buffers in flight, batch items, checking):
-   GBPS[path] the best rate in GB/s, 0 for a path not available.  The
+   GBPS[path] the best rate in GB/s, 0 for a path not available (every
+   path, when no page-locked scratch could be had).  The
    pipeline must be idle; it is left on the path it was on.  Dies if a
    scratch item fails its check.  */
 void h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *layout,
