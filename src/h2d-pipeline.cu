@@ -443,6 +443,10 @@ struct h2d_pipeline
   unsigned sm_blocks;
   uint64_t path_batches[H2D_COPY_PATHS];
   std::vector<copy_piece> pieces;   /* a batch's copies, reused */
+  /* The batched call's arrays, reused: no allocation per batch.  */
+  std::vector<void *> batch_dsts;
+  std::vector<const void *> batch_srcs;
+  std::vector<size_t> batch_sizes;
   stager *stage;                    /* NULL: copies straight from the arena */
   /* Device events go on the host clock through ORIGIN, an event whose
      completion was seen at ORIGIN_NS.  */
@@ -797,16 +801,21 @@ device_source (const registration *reg, const unsigned char *host, uint64_t byte
   return dev;
 }
 
-/* Queue PIECES on COPY: one call each, or (BATCHED) one call for all.  */
+/* Queue PIPE's pieces on COPY: one call each, or (BATCHED) one call for
+   all.  */
 static void
-copy_pieces (const std::vector<copy_piece> &pieces, bool batched, cudaStream_t copy)
+copy_pieces (h2d_pipeline *pipe, bool batched, cudaStream_t copy)
 {
+  const std::vector<copy_piece> &pieces = pipe->pieces;
 #if CUDART_VERSION >= 12080
   if (batched && !pieces.empty ())
     {
-      std::vector<void *> dsts (pieces.size ());
-      std::vector<const void *> srcs (pieces.size ());
-      std::vector<size_t> sizes (pieces.size ());
+      std::vector<void *> &dsts = pipe->batch_dsts;
+      std::vector<const void *> &srcs = pipe->batch_srcs;
+      std::vector<size_t> &sizes = pipe->batch_sizes;
+      dsts.resize (pieces.size ());
+      srcs.resize (pieces.size ());
+      sizes.resize (pieces.size ());
       for (size_t i = 0; i < pieces.size (); i++)
         {
           dsts[i] = pieces[i].dst;
@@ -1075,7 +1084,7 @@ launch (h2d_pipeline *pipe, flight &f)
           for (unsigned r = 0; r < f.nruns; r++)
             split_pieces (pipe->pieces, f.device + f.runs[r].offset, f.runs[r].host,
                           f.runs[r].bytes, f.runs[r].reg);
-          copy_pieces (pipe->pieces, f.path == H2D_COPY_BATCH, copy);
+          copy_pieces (pipe, f.path == H2D_COPY_BATCH, copy);
         }
       GPU_CHECK (cudaEventRecord (f.copy_stop, copy));
       /* Give the slots back as soon as the bytes are on the device.  */
