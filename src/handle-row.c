@@ -87,21 +87,30 @@ handle_row_header (struct csv_line *line)
     csv_line_str (line, handle_fields[c].name);
 }
 
-/* LAYOUT as the leaves column writes it, formatted once for the rows of a
-   run (they repeat it; a dozen snprintf calls a row otherwise).  */
-static const char *
-layout_text (const struct payload_layout *layout)
+/* The leaf layout of the last configuration seen, and its leaves column,
+   made once for the rows of a run: they repeat it, and laying it out and
+   formatting it anew cost a dozen snprintf calls a row.  */
+struct layout_cache
 {
-  static struct payload_layout cached;
-  static char text[128];
-  static bool have;
-  if (!have || memcmp (&cached, layout, sizeof cached) != 0)
+  bool have;
+  uint64_t size;
+  enum payload_dtype dtype;
+  enum payload_kind kind;
+  struct payload_layout layout;
+  char text[128];
+};
+
+static const struct layout_cache *
+cached_layout (uint64_t size, enum payload_dtype dtype, enum payload_kind kind)
+{
+  static struct layout_cache cache;
+  if (!cache.have || cache.size != size || cache.dtype != dtype || cache.kind != kind)
     {
-      payload_layout_format (layout, text, sizeof text);
-      cached = *layout;
-      have = true;
+      cache = (struct layout_cache) { .have = true, .size = size, .dtype = dtype, .kind = kind };
+      payload_layout_init (&cache.layout, size, dtype, kind);
+      payload_layout_format (&cache.layout, cache.text, sizeof cache.text);
     }
-  return text;
+  return &cache;
 }
 
 void
@@ -129,7 +138,8 @@ handle_row_format (struct csv_line *line, const struct handle_row *row)
         csv_line_str (line, payload_kind_names[row->config.kind]);
         break;
       case HC_LEAVES:
-        csv_line_str (line, layout_text (&row->layout));
+        csv_line_str (line, cached_layout (row->layout.size, row->layout.dtype,
+                                           row->layout.kind)->text);
         break;
       case HC_PINNED:
         csv_line_u64 (line, row->config.pinned);
@@ -194,14 +204,6 @@ parse_u64 (const char *text, uint64_t max, uint64_t *value)
     return false;
   *value = number;
   return true;
-}
-
-/* The leaves column of the last configuration seen: rows of one run
-   repeat it, and formatting it anew costs a dozen snprintf calls.  */
-static bool
-leaves_match (const struct payload_layout *layout, const char *text)
-{
-  return STREQ (layout_text (layout), text);
 }
 
 /* "is not 'pool' or 'ring'": every backend's name.  */
@@ -322,8 +324,10 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
     BAD (HC_SEQUENCE, row->config.share == ARENA_SHARE_PULL
          ? "does not belong to this epoch" : "does not belong to this worker and epoch");
 
-  payload_layout_init (&row->layout, row->config.size_bytes, row->config.dtype, row->config.kind);
-  if (!leaves_match (&row->layout, FIELD (HC_LEAVES)))
+  const struct layout_cache *layout = cached_layout (row->config.size_bytes, row->config.dtype,
+                                                     row->config.kind);
+  row->layout = layout->layout;
+  if (!STREQ (layout->text, FIELD (HC_LEAVES)))
     BAD (HC_LEAVES, "does not match size_bytes, dtype and kind");
   if (row->handle.bytes != row->layout.bytes)
     BAD (HC_BYTES, "does not match size_bytes, dtype and kind");
