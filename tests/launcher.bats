@@ -1,0 +1,159 @@
+#!/usr/bin/env bats
+# Ranks from the launchers' variables (launcher.c), set by hand per
+# launcher; the receipts' rank columns and identity line; the CPU share;
+# --compute-us and AU; and the CPU pipeline under a real mpirun.
+
+load test-helper
+
+OMPI='OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_LOCAL_RANK=1 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_LOCAL_SIZE=2'
+
+@test "--print-rank without a launcher: rank 0 of 1" {
+  run arena-consume --print-rank
+  assert_status 0
+  assert_output "launcher=none rank=0 local_rank=0 world_size=1 local_world_size=1"
+}
+
+@test "--print-rank reads each launcher's variables" {
+  while IFS='|' read -r vars expected; do
+    run env $vars arena-consume --print-rank
+    assert_status 0
+    assert_output "$expected" || { echo "from: $vars" >&2; return 1; }
+  done <<'TABLE'
+RANK=3 LOCAL_RANK=1 WORLD_SIZE=8 LOCAL_WORLD_SIZE=4|launcher=torchrun rank=3 local_rank=1 world_size=8 local_world_size=4
+OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_LOCAL_RANK=0 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_LOCAL_SIZE=2|launcher=openmpi rank=2 local_rank=0 world_size=4 local_world_size=2
+PMI_RANK=5 MPI_LOCALRANKID=1 PMI_SIZE=6 MPI_LOCALNRANKS=3|launcher=mpich rank=5 local_rank=1 world_size=6 local_world_size=3
+SLURM_PROCID=7 SLURM_LOCALID=3 SLURM_NTASKS=16|launcher=slurm rank=7 local_rank=3 world_size=16 local_world_size=
+LOCAL_RANK=1|launcher=torchrun rank= local_rank=1 world_size= local_world_size=
+RANK=1 OMPI_COMM_WORLD_RANK=1 WORLD_SIZE=2 OMPI_COMM_WORLD_SIZE=2|launcher=torchrun rank=1 local_rank= world_size=2 local_world_size=
+SLURM_PROCID=0 SLURM_NTASKS=1 OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_SIZE=4|launcher=openmpi rank=3 local_rank= world_size=4 local_world_size=
+ARENABENCH_LAUNCHER=slurm SLURM_PROCID=0 SLURM_NTASKS=2 RANK=1 WORLD_SIZE=2|launcher=slurm rank=0 local_rank= world_size=2 local_world_size=
+ARENABENCH_LAUNCHER=none RANK=1 WORLD_SIZE=2|launcher=none rank=0 local_rank=0 world_size=1 local_world_size=1
+TABLE
+}
+
+@test "launchers that disagree, and ranks beyond their size, are usage errors naming the variables" {
+  usage_errors <<'TABLE'
+env RANK=2 OMPI_COMM_WORLD_RANK=1 arena-consume --print-rank|arena-consume: the launchers disagree on the rank: RANK=2 (torchrun) but OMPI_COMM_WORLD_RANK=1 (Open MPI)
+env OMPI_COMM_WORLD_SIZE=4 PMI_SIZE=2 arena-consume --print-rank|arena-consume: the launchers disagree on the world_size: OMPI_COMM_WORLD_SIZE=4 (Open MPI) but PMI_SIZE=2 (MPICH)
+env LOCAL_RANK=0 MPI_LOCALRANKID=1 arena-consume --print-rank|arena-consume: the launchers disagree on the local_rank: LOCAL_RANK=0 (torchrun) but MPI_LOCALRANKID=1 (MPICH)
+env RANK=4 WORLD_SIZE=4 arena-consume --print-rank|arena-consume: RANK=4 is not below WORLD_SIZE=4
+env SLURM_LOCALID=0 SLURM_NTASKS=0 arena-consume --print-rank|arena-consume: SLURM_NTASKS=0: no ranks
+env RANK=x arena-consume --print-rank|arena-consume: RANK: invalid number 'x'
+env ARENABENCH_LAUNCHER=pbs arena-consume --print-rank|arena-consume: ARENABENCH_LAUNCHER: 'pbs' is not torchrun, openmpi, mpich, slurm or none
+TABLE
+}
+
+@test "h2d-check --print-rank answers without a GPU" {
+  run env PMI_RANK=1 PMI_SIZE=2 h2d-check --print-rank
+  assert_status 0
+  assert_output "launcher=mpich rank=1 local_rank= world_size=2 local_world_size="
+}
+
+@test "every receipt names its rank, host and device; no launcher: rank 0 of 1, no identity line" {
+  run bash -c 'arena-produce --size 4K --items 3 | arena-consume 2> "$TMP/err" | columns rank local_rank world_size host device'
+  assert_status 0
+  h=$(hostname)
+  assert_output "rank,local_rank,world_size,host,device
+0,0,1,$h,cpu
+0,0,1,$h,cpu
+0,0,1,$h,cpu"
+  [ ! -s "$TMP/err" ]
+}
+
+@test "under a launcher: the rank columns of items and run report, and one identity line" {
+  run bash -c "arena-produce --size 4K --items 2 | env $OMPI arena-consume 2> '$TMP/err' | columns rank local_rank world_size device"
+  assert_status 0
+  assert_output "rank,local_rank,world_size,device
+1,1,4,cpu
+1,1,4,cpu"
+  run bash -c "arena-produce --size 4K --items 2 | env $OMPI arena-consume --report run 2> /dev/null | columns rank local_rank world_size host device"
+  assert_status 0
+  assert_output "rank,local_rank,world_size,host,device
+1,1,4,$(hostname),cpu"
+  run cat "$TMP/err"
+  assert_status 0
+  [[ $output =~ ^arena-consume:\ rank\ 1\ of\ 4\ \(local\ 1\ of\ 2,\ Open\ MPI\):\ host\ $(hostname),\ pid\ [0-9]+,\ device\ cpu\ \(CPUs\ [0-9\;-]+\)$ ]]
+}
+
+# The affinity this shell may use is every online CPU: nothing bound us.
+unbound() {
+  [ "$(nproc)" -ge 2 ] && [ "$(nproc)" -eq "$(getconf _NPROCESSORS_ONLN)" ]
+}
+
+@test "local rank K of L on an unbound host runs on the K-th share of its CPUs" {
+  unbound || skip "needs 2 or more CPUs, all of them allowed to this test ($(nproc) of $(getconf _NPROCESSORS_ONLN))"
+  n=$(getconf _NPROCESSORS_ONLN)
+  # The last share of two: CPUs n/2 .. n-1.
+  first=$(( n / 2 )) last=$(( n - 1 ))
+  expected=$first; [ "$last" -gt "$first" ] && expected="$first-$last"
+  run bash -c "arena-produce --size 4K --items 20 | env LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 arena-consume --report run 2> /dev/null | column consumer_cpus"
+  assert_status 0
+  # consumer_cpus lists the CPUs it was seen on: within its share.
+  for cpu in $(echo "$output" | tr ';' '\n' | awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }'); do
+    [ "$cpu" -ge "$first" ] || { echo "ran on CPU $cpu, share $expected" >&2; return 1; }
+    [ "$cpu" -le "$last" ] || { echo "ran on CPU $cpu, share $expected" >&2; return 1; }
+  done
+  run bash -c "arena-produce --size 4K --items 2 | env LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 arena-consume --report run 2>&1 >/dev/null"
+  assert_status 0
+  [[ $output == *"device cpu (CPUs $expected)" ]]
+}
+
+@test "a process the launcher bound keeps its binding" {
+  command -v taskset > /dev/null || skip "taskset not installed (Debian: util-linux)"
+  unbound || skip "needs 2 or more CPUs, all of them allowed to this test"
+  run bash -c "arena-produce --size 4K --items 2 | env LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 taskset -c 0 arena-consume --report run 2>&1 >/dev/null"
+  assert_status 0
+  [[ $output == *"device cpu (CPUs 0)" ]]
+}
+
+@test "--compute-us: compute_s is the measured items times the step, AU its share of the window" {
+  run bash -c 'arena-produce --size 4K --items 10 --epochs 2 | arena-consume --warmup-epochs 1 --compute-us 2000 --report run | columns items compute_us compute_s'
+  assert_status 0
+  assert_output "items,compute_us,compute_s
+10,2000,0.020000"
+  run bash -c 'arena-produce --size 4K --items 10 | arena-consume --compute-us 2000 --report run'
+  assert_status 0
+  au=$(printf '%s\n' "$output" | column au)
+  seconds=$(printf '%s\n' "$output" | column seconds)
+  # The steps run one after another inside the window: AU is their time
+  # over the window's, at most 1, and the window lasts at least 20 ms.
+  awk -v au="$au" -v s="$seconds" 'BEGIN { exit !(au > 0 && au <= 1 && s >= 0.02 && (au - 0.02 / s) ^ 2 < 1e-6) }'
+}
+
+@test "without --compute-us the AU columns are empty" {
+  run bash -c 'arena-produce --size 4K --items 2 | arena-consume --report run | columns compute_us compute_s au'
+  assert_status 0
+  assert_output "compute_us,compute_s,au
+,,"
+}
+
+@test "--compute-us is bounded" {
+  usage_errors <<'TABLE'
+arena-consume --compute-us 1000001|arena-consume: --compute-us: '1000001' out of range [0, 1000000]
+arena-consume --compute-us x|arena-consume: --compute-us: invalid number 'x'
+TABLE
+}
+
+# What CI runs (.ci/run installs Debian's openmpi-bin): four ranks of the
+# CPU pipeline on this host under Open MPI's mpirun, each writing its
+# run report, reduced by bench-summarize.
+@test "mpirun -np 4: each rank's pipeline, its rank in its report, reduced by bench-summarize" {
+  command -v mpirun > /dev/null || skip "mpirun not installed (Debian: openmpi-bin)"
+  mpirun --version 2> /dev/null | grep -q 'Open MPI' || skip "this mpirun is not Open MPI's ($(mpirun --version 2>&1 | head -n 1))"
+  run mpirun -np 4 --oversubscribe --allow-run-as-root \
+    bash -c 'arena-produce --size 4K --items 20 | arena-consume --report run > "$0/rank-$OMPI_COMM_WORLD_RANK.csv"' "$TMP"
+  assert_status 0
+  [ "$(grep -c '^arena-consume: rank [0-3] of 4 (local [0-3] of 4, Open MPI)' <<<"$output")" -eq 4 ]
+  run bash -c 'bench-summarize --reduce sum --value items --format csv "$0"/rank-*.csv | columns rank column value reduce ranks' "$TMP"
+  assert_status 0
+  assert_output "rank,column,value,reduce,ranks
+0,items,20,,
+1,items,20,,
+2,items,20,,
+3,items,20,,
+,items,80,sum,4"
+  for r in 0 1 2 3; do
+    [ "$(column world_size < "$TMP/rank-$r.csv")" = 4 ]
+    [ "$(column rank < "$TMP/rank-$r.csv")" = "$r" ]
+  done
+}
