@@ -272,7 +272,7 @@ main (int argc, char **argv)
 
   if (reduce >= 0)
     return reduce_main (reduce, &options, format, plot || ngates || config.columns
-                        || percentiles_given || family != GATE_FAMILY_NONE || seeded
+                        || percentiles_given || family != GATE_FAMILY_NONE
                         || config.rank, argv + optind, (size_t) (argc - optind));
 
   if (!percentiles_given)

@@ -157,3 +157,45 @@ TABLE
     [ "$(column rank < "$TMP/rank-$r.csv")" = "$r" ]
   done
 }
+
+# The drivers ask arena-consume for the rank (drv_rank), never the
+# variables themselves: the same answers, the same refusals.
+@test "driver-lib's drv_rank gives what --print-rank gives" {
+  run env PMI_RANK=3 PMI_SIZE=4 MPI_LOCALRANKID=1 bash -c 'prog=t; cd "$0" && . ./driver-lib.sh && drv_rank && echo "$drv_launcher|$drv_rank_id|$drv_local_rank|$drv_world_size|$drv_local_world_size"' "$top_srcdir/contrib"
+  assert_status 0
+  assert_output "mpich|3|1|4|"
+  run env RANK=1 PMI_RANK=0 bash -c 'prog=t; cd "$0" && . ./driver-lib.sh && drv_rank && echo reached' "$top_srcdir/contrib"
+  assert_status 64
+  assert_output "arena-consume: the launchers disagree on the rank: RANK=1 (torchrun) but PMI_RANK=0 (MPICH)"
+}
+
+@test "multi-gpu-h2d: the GPUs fed together, reduced per repeat by the rule it names" {
+  mkdir "$TMP/in"
+  printf 'command: multi-gpu-h2d --repeats 2\n' > "$TMP/in/receipt.txt"
+  cat > "$TMP/in/raw.csv" <<'CSV'
+repeat,phase,numa_node,arm,size_bytes,workers,items,seconds,gb_per_s,rank,world_size,host,device
+1,alone,,pool-pinned,8388608,2,256,0.1,40.0,0,2,n1,0
+1,alone,,pool-pinned,8388608,2,256,0.1,38.0,1,2,n1,1
+1,together,,pool-pinned,8388608,2,256,0.1,30.0,0,2,n1,0
+1,together,,pool-pinned,8388608,2,256,0.1,20.0,1,2,n1,1
+2,together,,pool-pinned,8388608,2,256,0.1,28.0,0,2,n1,0
+2,together,,pool-pinned,8388608,2,256,0.1,22.0,1,2,n1,1
+CSV
+  run multi-gpu-h2d --from "$TMP/in" --out "$TMP/out" --reduce sum
+  assert_status 0
+  run sed -n '/^# fed together, per repeat/,/^$/p' "$TMP/out/summary.txt"
+  assert_status 0
+  assert_output "# fed together, per repeat: each GPU's GB/s (as rank N) and their
+# aggregate by bench-summarize --reduce sum
+# --reduce sum over the ranks of each group: gb_per_s: the sum over the ranks
+repeat  rank      host  device  gb_per_s
+1       0         n1    0       30
+1       1         n1    1       20
+1       sum of 2                50
+2       0         n1    0       28
+2       1         n1    1       22
+2       sum of 2                50"
+  run multi-gpu-h2d --from "$TMP/in" --out "$TMP/out2" --reduce median
+  assert_status 64
+  assert_output "multi-gpu-h2d: --reduce: 'median' is not slowest, sum, mean, min or max"
+}
