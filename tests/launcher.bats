@@ -199,3 +199,27 @@ repeat  rank      host  device  gb_per_s
   assert_status 64
   assert_output "multi-gpu-h2d: --reduce: 'median' is not slowest, sum, mean, min or max"
 }
+
+@test "pinned-arena --compute-us: each arm's AU with its interval over the runs (CPU arms)" {
+  run pinned-arena --cpu --size 64K --items 16 --repeats 2 --compute-us 1000 --out "$TMP/pa"
+  assert_status 0
+  run sed -n '/^# AU/,/^$/p' "$TMP/pa/summary.txt"
+  assert_status 0
+  [ "${#lines[@]}" -eq 8 ]
+  [ "${lines[0]}" = "# AU (accelerator utilization) at a 1000 us step per item: the share of each" ]
+  [ "${lines[5]}" = "producers  arm            n  AU % [95% CI]" ]
+  [[ ${lines[6]} =~ ^1\ +pool-pageable\ +2\ +[0-9.]+\ \[[0-9.]+,\ [0-9.]+\]$ ]]
+  [[ ${lines[7]} =~ ^1\ +ring-pageable\ +2\ +[0-9.]+\ \[[0-9.]+,\ [0-9.]+\]$ ]]
+  # Every pipeline run stepped; the fill-only runs did not.
+  run bash -c "columns arm compute_us < '$TMP/pa/raw.csv' | sort -u"
+  assert_status 0
+  assert_output "arm,compute_us
+memcpy,
+pool-fill,
+pool-pageable,1000
+ring-fill,
+ring-pageable,1000"
+  run pinned-arena --compute-us 1x --out "$TMP/pa2"
+  assert_status 64
+  assert_output "pinned-arena: --compute-us: '1x' is not a positive integer"
+}
