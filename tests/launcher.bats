@@ -223,3 +223,45 @@ ring-pageable,1000"
   assert_status 64
   assert_output "pinned-arena: --compute-us: '1x' is not a positive integer"
 }
+
+# A stand-in nvidia-smi (two GPUs) and h2d-check (arena-consume
+# underneath, tests/data/drivers-fake-h2d-check), the drivers copied away
+# from ../src so that PATH finds them.
+fake_two_gpus() {
+  mkdir -p "$TMP/bin"
+  cp "$top_srcdir/tests/data/drivers-fake-h2d-check" "$TMP/bin/h2d-check"
+  cp "$top_srcdir/contrib/multi-gpu-h2d" "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
+  printf '#!/bin/sh\ncase "$*" in *--query-gpu=index*) printf "0\\n1\\n" ;; esac\n' > "$TMP/bin/nvidia-smi"
+  chmod +x "$TMP/bin/nvidia-smi"
+}
+
+@test "multi-gpu-h2d under a launcher: this rank's pipeline only, its report named and stamped with its rank" {
+  fake_two_gpus
+  PATH=$TMP/bin:$PATH run env OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_LOCAL_RANK=1 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_LOCAL_SIZE=2 \
+    multi-gpu-h2d --size 4K --items 4 --workers 1 --numa no --out "$TMP/run"
+  assert_status 0
+  run ls "$TMP/run"
+  assert_output "rank-$(hostname)-3.csv"
+  run bash -c "columns phase rank local_rank world_size < '$TMP/run/rank-$(hostname)-3.csv'"
+  assert_status 0
+  assert_output "phase,rank,local_rank,world_size
+together,3,1,4"
+  PATH=$TMP/bin:$PATH run env RANK=1 OMPI_COMM_WORLD_RANK=3 multi-gpu-h2d --out "$TMP/run2"
+  assert_status 64
+  assert_output "arena-consume: the launchers disagree on the rank: RANK=1 (torchrun) but OMPI_COMM_WORLD_RANK=3 (Open MPI)"
+}
+
+@test "pinned-arena --compute-us on the GPU arms (stand-in h2d-check): every pipeline run steps, an AU row per arm" {
+  fake_two_gpus
+  PATH=$TMP/bin:$PATH FAKE_STAGED=0 FAKE_LOG=$TMP/h2d.log run bash -c "pinned-arena --size 4K --items 4 --repeats 2 --compute-us 500 --out '$TMP/pa' 2> /dev/null"
+  assert_status 0
+  run bash -c "grep -c -- '--report run --compute-us 500' '$TMP/h2d.log'"
+  assert_output 8
+  run bash -c "sed -n '/^producers  arm            n  AU/,/^\$/p' '$TMP/pa/summary.txt' | awk 'NF { print \$1, \$2, \$3 }'"
+  assert_status 0
+  assert_output "producers arm n
+1 pool-pinned 2
+1 pool-pageable 2
+1 ring-pinned 2
+1 ring-pageable 2"
+}
