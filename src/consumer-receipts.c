@@ -185,6 +185,24 @@ RUN_MACHINE (thp)
 RUN_MACHINE (thp_shmem)
 RUN_MACHINE (governor)
 
+static void
+run_share (struct csv_line *line, const void *row)
+{
+  put_str (line, RUN (row)->share);
+}
+
+static void
+run_producer_items (struct csv_line *line, const void *row)
+{
+  put_str (line, RUN (row)->producer_items);
+}
+
+static void
+run_producer_fill_us (struct csv_line *line, const void *row)
+{
+  put_str (line, RUN (row)->producer_fill_us);
+}
+
 /* A run report's columns after the configuration; the sink names the
    page-lock time column.  */
 static const struct csv_column run_common[] = {
@@ -204,6 +222,8 @@ static const struct csv_column run_common[] = {
   { "producer_cpus", run_producer_cpus }, { "producer_numa", run_producer_numa },
   { "consumer_cpus", run_consumer_cpus }, { "consumer_numa", run_consumer_numa },
   { "thp", run_thp }, { "thp_shmem", run_thp_shmem }, { "governor", run_governor },
+  { "share", run_share },
+  { "producer_items", run_producer_items }, { "producer_fill_us", run_producer_fill_us },
 };
 
 /* Who wrote the row, at the end of every row, an item's or a run's:

@@ -84,6 +84,10 @@ struct consumer_run_receipt
   double unpin_ms, pin_s_per_gib, unpin_s_per_gib;
   /* Where it ran (arenabench(7), "Machine columns"); NULL: empty cells.  */
   const struct consumer_machine_cells *machine;
+  /* How the run's workers shared its epochs (work-share.h), then per
+     producer worker, space-separated: items filled, median fill time per
+     item in us (producer-tally.h); NULL: empty cells.  */
+  const char *share, *producer_items, *producer_fill_us;
   const void *extra;            /* the sink's, for its own columns */
 };
 

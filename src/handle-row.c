@@ -3,6 +3,7 @@
 #include "handle-row.h"
 #include "die.h"
 #include "options.h"
+#include "work-share.h"
 
 #include <inttypes.h>
 
@@ -48,6 +49,7 @@ static const struct handle_field handle_fields[HC_COUNT] = {
   [HC_EPOCHS] = NUMBER_FIELD ("epochs", config.epochs, ARENA_MAX_EPOCHS),
   [HC_FILL_START_NS] = OPTIONAL_NUMBER_FIELD ("fill_start_ns", fill_start_ns, UINT64_MAX),
   [HC_ROW_NS] = OPTIONAL_NUMBER_FIELD ("row_ns", row_ns, UINT64_MAX),
+  [HC_SHARE] = { "share", .optional = true },
 };
 
 static uint64_t
@@ -131,6 +133,9 @@ handle_row_format (struct csv_line *line, const struct handle_row *row)
         break;
       case HC_PINNED:
         csv_line_u64 (line, row->config.pinned);
+        break;
+      case HC_SHARE:
+        csv_line_str (line, work_share_names[row->config.share]);
         break;
       default:
         csv_line_u64 (line, number_get (row, &handle_fields[c]));
@@ -303,11 +308,19 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
     BAD (HC_ITEMS, "is not a positive count");
   if (row->epoch >= row->config.epochs)
     BAD (HC_EPOCH, "is not below the epochs column");
-  /* sequence = (epoch*workers + worker)*items + index, index < items.  */
-  unsigned __int128 first = ((unsigned __int128) row->epoch * row->config.workers + row->worker)
-                            * row->config.items;
-  if (row->sequence < first || row->sequence - first >= row->config.items)
-    BAD (HC_SEQUENCE, "does not belong to this worker and epoch");
+  if (columns->index[HC_SHARE] >= 0)
+    {
+      int share = find_name (FIELD (HC_SHARE), work_share_names);
+      if (share < 0)
+        BAD (HC_SHARE, "is not 'static' or 'pull'");
+      row->config.share = (enum arena_share) share;
+    }
+  uint64_t first, count;
+  if (!work_share_range (row->config.share, row->config.workers, row->config.items,
+                         row->worker, row->epoch, &first, &count)
+      || row->sequence < first || row->sequence - first >= count)
+    BAD (HC_SEQUENCE, row->config.share == ARENA_SHARE_PULL
+         ? "does not belong to this epoch" : "does not belong to this worker and epoch");
 
   payload_layout_init (&row->layout, row->config.size_bytes, row->config.dtype, row->config.kind);
   if (!leaves_match (&row->layout, FIELD (HC_LEAVES)))

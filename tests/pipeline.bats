@@ -7,12 +7,14 @@ load test-helper
 
 # The machine columns after rss_peak_bytes (arenabench(7)): page-lock
 # costs (empty when nothing was pinned), no device (a CPU consumer), then
-# where the pages and CPUs were, THP and governors (a value or unknown).
-# Then the rank columns (rank 0 of 1, this host, the CPU) and the empty
+# where the pages and CPUs were, THP and governors (a value or unknown),
+# then the producer columns: the share, items and fill times per worker;
+# last the rank columns (rank 0 of 1, this host, the CPU) and the empty
 # AU columns (no --compute-us).
+PRODUCERS_RE=',(pull|static),[0-9]+( [0-9]+)*,[0-9.-]+( [0-9.-]+)*'
 RANK_TAIL_RE=',0,0,1,[^,]+,cpu'
-MACHINE_UNPINNED_RE=",,,,,,,,[^,]+(,[^,]+){7}$RANK_TAIL_RE,,,"
-MACHINE_PINNED_RE=",[0-9]+\.[0-9]{3},[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},,,,,[^,]+(,[^,]+){7}$RANK_TAIL_RE,,,"
+MACHINE_UNPINNED_RE=",,,,,,,,[^,]+(,[^,]+){7}$PRODUCERS_RE$RANK_TAIL_RE,,,"
+MACHINE_PINNED_RE=",[0-9]+\.[0-9]{3},[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},,,,,[^,]+(,[^,]+){7}$PRODUCERS_RE$RANK_TAIL_RE,,,"
 NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
 
 setup() {
@@ -91,7 +93,7 @@ pipeline() {
 }
 
 @test "workers: one arena each, every sequence once, from its own worker" {
-  run bash -c "set -o pipefail; arena-produce --size 512 --items 4 --workers 3 --slots 2 | arena-consume | columns workers sequence worker epoch | tail -n +2 | sort -t, -k2,2n"
+  run bash -c "set -o pipefail; arena-produce --size 512 --items 4 --workers 3 --slots 2 --share static | arena-consume | columns workers sequence worker epoch | tail -n +2 | sort -t, -k2,2n"
   assert_status 0
   assert_output "3,0,0,0
 3,1,0,0
@@ -388,12 +390,13 @@ kill_consumer() {
 }
 
 # After the truncated-stream lines: the missing ranges by worker and
-# epoch, and the count of missing items last.
+# epoch (by epoch alone when the workers pull their items), and the count
+# of missing items last.
 assert_missing_lines() {
   local last=${lines[${#lines[@]} - 1]} line
   [[ $last =~ ^arena-consume:\ [0-9]+\ of\ [0-9]+\ announced\ items\ missing ]]
   for line in "${lines[@]}"; do
-    [[ $line =~ ^arena-consume:\ (arena\ \'$NAME_RE\':\ truncated\ stream|worker\ [0-9]+\ epoch\ 0:\ sequences?\ [0-9-]+\ missing|[0-9]+\ of) ]]
+    [[ $line =~ ^arena-consume:\ (arena\ \'$NAME_RE\':\ truncated\ stream|(worker\ [0-9]+\ )?epoch\ 0:\ sequences?\ [0-9-]+\ missing|[0-9]+\ of) ]]
   done
 }
 
