@@ -6,11 +6,13 @@
 #include "system.h"
 #include "consumer.h"
 #include "clock.h"
+#include "compute-step.h"
 #include "consumer-intake.h"
 #include "consumer-machine.h"
 #include "consumer-receipts.h"
 #include "consumer-sources.h"
 #include "die.h"
+#include "launcher.h"
 #include "machine.h"
 #include "producer-tally.h"
 #include "work-share.h"
@@ -116,6 +118,12 @@ consumer_option (int code, const char *arg, struct consumer_options *options)
     case CONSUMER_OPT_TRACE:
       options->trace_path = arg;
       return true;
+    case CONSUMER_OPT_COMPUTE_US:
+      compute_step_set_us ((unsigned) options_uint ("--compute-us", arg, 0, COMPUTE_STEP_US_MAX));
+      return true;
+    case CONSUMER_OPT_PRINT_RANK:
+      launcher_print (stdout, launcher_self ());
+      exit (EXIT_OK);
     default:
       return false;
     }

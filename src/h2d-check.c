@@ -10,6 +10,7 @@
 #include "die.h"
 #include "gpu.h"
 #include "h2d-pipeline.h"
+#include "launcher.h"
 #include "machine.h"
 #include "options.h"
 
@@ -63,7 +64,8 @@ Read arena-produce's handle rows on stdin, copy every item to the GPU,\n\
 release its arena space once the copy is done, check every element (and\n\
 that the padding between leaves is zero) on the GPU, and print CSV receipts.\n\
 \n\
-  --device N            CUDA device (default $LOCAL_RANK, else 0)\n\
+  --device N            CUDA device (default: the launcher's local rank modulo\n\
+                        the devices visible, else 0)\n\
   --inflight K          buffers in flight, each one item or a batch of small\n\
                         ones: copies of later batches overlap the checks of\n\
                         earlier ones (default 4)\n\
@@ -463,18 +465,12 @@ AUTO_GBPS (H2D_COPY_ENGINE, engine)
 AUTO_GBPS (H2D_COPY_BATCH, batch)
 AUTO_GBPS (H2D_COPY_SM, sm)
 
-static void
-run_device (struct csv_line *line, const void *row)
-{
-  csv_line_u64 (line, (uint64_t) GPU_RUN (row)->sink->device);
-}
-
 static const struct csv_column run_columns[] = {
   { "inflight", run_inflight }, { "staging_threads", run_staging_threads },
   { "wait_s", run_wait_s }, { "h2d_s", run_h2d_s },
   { "h2d_gb_per_s", run_h2d_gb_per_s }, { "verify_s", run_verify_s },
   { "gpu", run_gpu }, { "driver", run_driver }, { "cuda", run_cuda }, { "pcie", run_pcie },
-  { "device", run_device }, { "cpu", run_cpu }, { "version", run_version },
+  { "cpu", run_cpu }, { "version", run_version },
   { "idle_s", run_idle_s },
   { "idle_no_row_s", run_IDLE_NO_ROW }, { "idle_no_slot_s", run_IDLE_NO_SLOT },
   { "idle_check_s", run_IDLE_CHECK }, { "idle_release_s", run_IDLE_RELEASE },
@@ -712,6 +708,12 @@ main (int argc, char **argv)
   gpu_require ();
   gpu_select (gpu.device);
   gpu_describe (gpu.device, &gpu.gpu);
+  char device[16], detail[300];
+  snprintf (device, sizeof device, "%d", gpu.device);
+  launcher_set_device (device);
+  snprintf (detail, sizeof detail, "%s, %s", gpu.gpu.name, gpu.gpu.pci_bus_id);
+  if (launcher_present (launcher_self ()))
+    launcher_announce (detail);
   machine_describe (&gpu.host);
   copy_idle_init (&gpu.idle);
   gpu.pipe = h2d_pipeline_open (inflight, copy_streams, gpu.verify, gpu.staging_threads);

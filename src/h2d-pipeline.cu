@@ -20,6 +20,7 @@
 extern "C" {
 #include "system.h"
 #include "clock.h"
+#include "compute-step.h"
 #include "die.h"
 #include "payload.h"
 }
@@ -1099,6 +1100,9 @@ launch (h2d_pipeline *pipe, flight &f)
   else if (pipe->verify)
     launch_check_batch (pipe, f);
   GPU_CHECK (cudaEventRecord (f.verified, pipe->check));
+  /* --compute-us: the batch's steps; it retires once they ran.  */
+  if (cudaEvent_t stepped = compute_step_gpu_after (f.verified, f.count))
+    GPU_CHECK (cudaStreamWaitEvent (pipe->host, stepped, 0));
 
   /* RETIRED also means the slots went back.  */
   if (!pipe->stage)
