@@ -45,6 +45,18 @@ arena_teardown() {
   return "$left"
 }
 
+# pids_teardown: end every process a test put in PIDS (stopped ones
+# too), then arena_teardown.
+pids_teardown() {
+  local pid
+  for pid in "${PIDS[@]}"; do
+    kill -CONT "$pid" 2> /dev/null || true
+    kill -KILL "$pid" 2> /dev/null || true
+    wait "$pid" 2> /dev/null || true
+  done
+  arena_teardown
+}
+
 # wait_until SECONDS CMD...: until CMD succeeds, looked at every 50 ms
 # for at most SECONDS.  Tests wait on the event itself this way, never
 # for a fixed time (on a loaded machine only a failing test waits long).
