@@ -207,10 +207,8 @@ produce() {
 
 @test "an arena made by another user (a producer run as nobody): refused, exit 65, left to its owner" {
   ! valgrind_build || skip "under valgrind the consumer starts slower than the producer's 1 s --timeout this test needs"
-  [ "$(id -u)" -eq 0 ] || skip "needs root to run a producer as another user"
-  command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
-  background setpriv --reuid=65534 --regid=65534 --clear-groups \
-    arena-produce --size 4096 --items 1 --slots 1 --timeout 1 > "$TMP/rows.csv" 2> "$TMP/producer.err"
+  as_nobody
+  background "${NOBODY[@]}" arena-produce --size 4096 --items 1 --slots 1 --timeout 1 > "$TMP/rows.csv" 2> "$TMP/producer.err"
   PRODUCER=$LAST
   wait_rows "$TMP/rows.csv" 2
   ARENA=$(first_arena "$TMP/rows.csv")
@@ -626,10 +624,7 @@ require_private_shm() {
 
 # as_nobody: the words that run a command as nobody, or a skip.
 as_nobody() {
-  [ "$(id -u)" -eq 0 ] || skip "needs root to run a command as another user"
-  command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
-  setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$(command -v arena-consume)" \
-    || skip "nobody cannot run $(command -v arena-consume)"
+  require_nobody
   NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 }
 
