@@ -38,6 +38,21 @@ arena_teardown() {
   return "$left"
 }
 
+# load_factor: how many times slower than an idle machine this one may
+# run a test now (tests/load-factor).  Limits that bound how long
+# something may take (a test's time limit, a --timeout that is the
+# subject of a test) are multiplied by it.
+load_factor() {
+  "$BATS_TEST_DIRNAME/load-factor"
+}
+
+# This test's time limit: the idle machine's (tests/run-bats) times the
+# load as the test starts (bats reads BATS_TEST_TIMEOUT after this file
+# loads).
+if [ -n "${ARENABENCH_TEST_LIMIT:-}" ]; then
+  BATS_TEST_TIMEOUT=$((ARENABENCH_TEST_LIMIT * $(load_factor)))
+fi
+
 # wait_until SECONDS CMD...: until CMD succeeds, looked at every 50 ms
 # for at most SECONDS.  Tests wait on the event itself this way, never
 # for a fixed time (on a loaded machine only a failing test waits long).
