@@ -221,7 +221,7 @@ stop_producer() {
 }
 
 @test "an arena made by another user (a producer run as nobody): refused, exit 65, left to its owner" {
-  as_nobody
+  as_nobody arena-produce
   : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
   background "${NOBODY[@]}" arena-produce --size 4096 --items 1 --slots 1 --timeout 60 > "$TMP/rows.csv" 2> "$TMP/producer.err"
   PRODUCER=$LAST
@@ -635,9 +635,9 @@ require_private_shm() {
   [ "${ARENABENCH_SHM:-}" = private ] || skip "needs a private /dev/shm (tests/run-bats makes one as root)"
 }
 
-# as_nobody: the words that run a command as nobody, or a skip.
+# as_nobody [CMD...]: the words that run a command as nobody, or a skip.
 as_nobody() {
-  require_nobody
+  require_nobody "$@"
   NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 }
 

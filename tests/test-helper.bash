@@ -147,20 +147,24 @@ can_lock() {
   [ "$limit" = unlimited ] || [ "$(id -u)" -eq 0 ] || [ $((limit * 1024)) -ge "$1" ]
 }
 
-# require_nobody: this test may run commands as nobody (root, setpriv),
-# and nobody can reach this build's commands; else it skips, saying why.
-# A build under a private directory (root's 0700 home) is out of nobody's
-# reach, and a command run as nobody would fail, or find another install
-# of it further down PATH.
+# require_nobody [CMD...]: this test may run commands as nobody (root,
+# setpriv), and nobody can reach this build's CMDs (arena-produce and
+# arena-consume) and run them as PATH finds them; else it skips, saying why.  A build under a private directory
+# (root's 0700 home) is out of nobody's reach, and a command run as nobody
+# would fail, or find another install of it further down PATH; so would
+# one that PATH finds in a private wrapper directory (valgrind's).
 require_nobody() {
-  local cmd
+  local cmd path cmds=("$@")
+  [ $# -gt 0 ] || cmds=(arena-produce arena-consume)
   [ "$(id -u)" -eq 0 ] || skip "needs root to run a command as nobody"
   command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
-  for cmd in arena-produce arena-consume; do
-    cmd=${top_builddir:+$top_builddir/src/}$cmd
-    [ -n "${top_builddir:-}" ] || cmd=$(command -v "$cmd")
-    setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$cmd" ||
-      skip "nobody cannot run $cmd (a directory above it is private to its owner)"
+  for cmd in "${cmds[@]}"; do
+    path=${top_builddir:+$top_builddir/src/}$cmd
+    [ -n "${top_builddir:-}" ] || path=$(command -v "$cmd")
+    setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$path" ||
+      skip "nobody cannot run $path (a directory above it is private to its owner)"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$cmd" --version > /dev/null 2>&1 ||
+      skip "nobody cannot run $cmd as PATH finds it ($(command -v "$cmd"))"
   done
 }
 
