@@ -544,9 +544,14 @@ plant() {
   plant "${p}b1a00000000000000000005" 8192 644 60
   plant "${p}b1a00000000000000000006" 8192 600 60 x
   plant "${p}b1a00000000000000000007" 0 660 60
+  # In a shared /dev/shm (not root) a consumer of a test file running
+  # beside this one, as the same user, sweeps at its end by the same rules
+  # and may remove the orphans first: there only what is left counts.
+  local removed='[3-9] orphaned arenas'
+  [ "${ARENABENCH_SHM:-}" = private ] || removed='[0-9]+ orphaned arenas?'
   run arena-produce --sweep
   assert_status 0
-  [[ $output =~ ^removed\ [3-9]\ orphaned\ arenas\;\ [0-9]+\ in\ use\ left\ alone$ ]]
+  [[ $output =~ ^removed\ $removed\;\ [0-9]+\ in\ use\ left\ alone$ ]]
   [ ! -e "/dev/shm/${p}b1a00000000000000000001" ]
   [ ! -e "/dev/shm/${p}b1a00000000000000000002" ]
   [ ! -e "/dev/shm/${p}b1a00000000000000000003" ]
