@@ -2,8 +2,10 @@
    handle rows name, release it, print receipts. */
 #include "system.h"
 #include "clock.h"
+#include "compute-step.h"
 #include "consumer.h"
 #include "die.h"
+#include "launcher.h"
 #include "options.h"
 
 #include <fcntl.h>
@@ -150,6 +152,9 @@ cpu_process (void *context, struct consumer *consumer, const struct consumer_ite
   consumer_release (item);
   if (consumer_tracing (consumer))
     result.stages.at[TRACE_RELEASE] = clock_now_ns ();
+  /* --compute-us: the step, once the slot is back with the producer, as
+     a trainer computes on a batch already copied.  */
+  compute_step_spin ();
   consumer_complete (consumer, item, &result);
 }
 
@@ -184,6 +189,17 @@ main (int argc, char **argv)
       if (strlen (cpu.save_dir) > PATH_MAX - SAVE_NAME_MAX)
         die (EXIT_USAGE, 0, "--save-dir: %s: too long: the names of the files in it "
              "would exceed PATH_MAX (%d bytes)", quote (cpu.save_dir), PATH_MAX);
+    }
+
+  /* Under a launcher: this rank's share of the host's CPUs, and its
+     identity line.  */
+  char cpus[256], detail[300];
+  launcher_set_device ("cpu");
+  if (launcher_present (launcher_self ()))
+    {
+      launcher_bind_cpus (cpus, sizeof cpus);
+      snprintf (detail, sizeof detail, "CPUs %s", cpus);
+      launcher_announce (detail);
     }
 
   const struct consumer_sink sink = {

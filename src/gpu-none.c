@@ -203,3 +203,35 @@ ceiling_measure (const struct payload_layout *layout UNUSED, enum payload_store 
 {
   no_cuda ();
 }
+
+void
+h2d_pipeline_map_arenas (struct h2d_pipeline *pipe)
+{
+  no_cuda ();
+}
+
+bool
+h2d_pipeline_copy_path_available (const struct h2d_pipeline *pipe, enum h2d_copy_path path,
+                                  char *why, size_t why_size)
+{
+  no_cuda ();
+}
+
+void
+h2d_pipeline_copy_path (struct h2d_pipeline *pipe, enum h2d_copy_path path, unsigned blocks)
+{
+  no_cuda ();
+}
+
+void
+h2d_pipeline_path_batches (const struct h2d_pipeline *pipe, uint64_t *counts)
+{
+  no_cuda ();
+}
+
+void
+h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *layout,
+                        unsigned producers, unsigned blocks, double seconds, double *gbps)
+{
+  no_cuda ();
+}

@@ -270,9 +270,9 @@ stop_producer() {
   done <<'EOF'
 0|ABAREN02|wrong magic number (not an arenabench arena)
 0|\0\0\0\0\0\0\0\0|wrong magic number (not an arenabench arena)
-8|\1\0\0\0|unsupported arena layout version 1 (this program reads version 3)
-8|\2\0\0\0|unsupported arena layout version 2 (this program reads version 3)
-8|\377\377\377\377|unsupported arena layout version 4294967295 (this program reads version 3)
+8|\1\0\0\0|unsupported arena layout version 1 (this program reads version 4)
+8|\2\0\0\0|unsupported arena layout version 2 (this program reads version 4)
+8|\377\377\377\377|unsupported arena layout version 4294967295 (this program reads version 4)
 EOF
 }
 

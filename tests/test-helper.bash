@@ -1,3 +1,10 @@
+# A suite started under a launcher (make check inside sbatch or mpirun)
+# must not see its variables: every command would be that rank.  Tests
+# of ranks set them on the command they run (launcher.bats).
+LAUNCHER_VARS='RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_LOCAL_RANK OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_LOCAL_SIZE PMI_RANK MPI_LOCALRANKID PMI_SIZE MPI_LOCALNRANKS SLURM_PROCID SLURM_LOCALID SLURM_NTASKS ARENABENCH_LAUNCHER'
+# shellcheck disable=SC2086
+unset $LAUNCHER_VARS
+
 # Our arenas are /dev/shm/arenabench.PID.*, PID that of the arena-produce
 # that made them.  Every arena-produce a test starts by name goes through a
 # shim (below) that notes its PID in $ARENABENCH_PRODUCERS, this test's
@@ -191,10 +198,10 @@ require_gpu() {
 # The headers the commands write, in one place: a new column is one edit
 # here (and in the command's column table).
 HANDLE_HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
-ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches'
-RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,unpin_ms,pin_s_per_gib,unpin_s_per_gib,device_pci,link,link_max,device_numa,arena_numa,producer_cpus,producer_numa,consumer_cpus,consumer_numa,thp,thp_shmem,governor'
-H2D_ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns'
-H2D_RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,unpin_ms,pin_s_per_gib,unpin_s_per_gib,device_pci,link,link_max,device_numa,arena_numa,producer_cpus,producer_numa,consumer_cpus,consumer_numa,thp,thp_shmem,governor,inflight,staging_threads,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version,idle_s,idle_no_row_s,idle_no_slot_s,idle_check_s,idle_release_s,idle_other_s'
+ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,rank,local_rank,world_size,host,device'
+RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,unpin_ms,pin_s_per_gib,unpin_s_per_gib,device_pci,link,link_max,device_numa,arena_numa,producer_cpus,producer_numa,consumer_cpus,consumer_numa,thp,thp_shmem,governor,share,producer_items,producer_fill_us,rank,local_rank,world_size,host,device,compute_us,compute_s,au'
+H2D_ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns,rank,local_rank,world_size,host,device'
+H2D_RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,unpin_ms,pin_s_per_gib,unpin_s_per_gib,device_pci,link,link_max,device_numa,arena_numa,producer_cpus,producer_numa,consumer_cpus,consumer_numa,thp,thp_shmem,governor,share,producer_items,producer_fill_us,inflight,staging_threads,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,cpu,version,idle_s,idle_no_row_s,idle_no_slot_s,idle_check_s,idle_release_s,idle_other_s,copy_path,copy_path_auto,copy_sms,auto_engine_gb_per_s,auto_batch_gb_per_s,auto_sm_gb_per_s,rank,local_rank,world_size,host,device,compute_us,compute_s,au'
 
 # columns NAME...: the named columns of the CSV on stdin, header line and
 # rows, joined by commas in the order named: tests read receipts and rows

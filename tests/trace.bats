@@ -51,7 +51,7 @@ PY
 }
 
 @test "arena-consume --trace: a track per producer and the consumer's, every item's six stages in order" {
-  arena-produce --workers 2 --items 2 --epochs 2 --size 4KiB \
+  arena-produce --workers 2 --items 2 --epochs 2 --size 4KiB --share static \
     | arena-consume --warmup-epochs 1 --report run --trace "$TMP/t.json" > /dev/null
   run trace_shape "$TMP/t.json"
   assert_status 0
@@ -83,7 +83,7 @@ thread 2 0 consumer
 }
 
 @test "arena-consume --trace: rows without fill_start_ns and row_ns (an older producer) trace the consumer's side only" {
-  arena-produce --items 2 --size 4KiB | sed -u -E "s/,[^,]*,[^,]*$//" \
+  arena-produce --items 2 --size 4KiB --share static | sed -u -E "s/,[^,]*,[^,]*,[^,]*$//" \
     | arena-consume --trace "$TMP/t.json" > /dev/null
   run trace_shape "$TMP/t.json"
   assert_status 0
