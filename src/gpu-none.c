@@ -205,33 +205,36 @@ ceiling_measure (const struct payload_layout *layout UNUSED, enum payload_store 
 }
 
 void
-h2d_pipeline_map_arenas (struct h2d_pipeline *pipe)
+h2d_pipeline_map_arenas (struct h2d_pipeline *pipe UNUSED)
 {
   no_cuda ();
 }
 
 bool
-h2d_pipeline_copy_path_available (const struct h2d_pipeline *pipe, enum h2d_copy_path path,
-                                  char *why, size_t why_size)
+h2d_pipeline_copy_path_available (const struct h2d_pipeline *pipe UNUSED,
+                                  enum h2d_copy_path path UNUSED, char *why UNUSED,
+                                  size_t why_size UNUSED)
 {
   no_cuda ();
 }
 
 void
-h2d_pipeline_copy_path (struct h2d_pipeline *pipe, enum h2d_copy_path path, unsigned blocks)
+h2d_pipeline_copy_path (struct h2d_pipeline *pipe UNUSED, enum h2d_copy_path path UNUSED,
+                        unsigned blocks UNUSED)
 {
   no_cuda ();
 }
 
 void
-h2d_pipeline_path_batches (const struct h2d_pipeline *pipe, uint64_t *counts)
+h2d_pipeline_path_batches (const struct h2d_pipeline *pipe UNUSED, uint64_t *counts UNUSED)
 {
   no_cuda ();
 }
 
 void
-h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *layout,
-                        unsigned producers, unsigned blocks, double seconds, double *gbps)
+h2d_pipeline_calibrate (struct h2d_pipeline *pipe UNUSED,
+                        const struct payload_layout *layout UNUSED, unsigned producers UNUSED,
+                        unsigned blocks UNUSED, double seconds UNUSED, double *gbps UNUSED)
 {
   no_cuda ();
 }
