@@ -228,6 +228,8 @@ arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
 
 @test "a progress line with the time left goes to a terminal, and only there" {
   command -v script > /dev/null || skip "script(1) not installed"
+  script -qec true /dev/null > /dev/null 2>&1 ||
+    skip "script(1) cannot open a pseudo-terminal here (no /dev/pts in this container or chroot?)"
   script -qec "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pa'" /dev/null > "$TMP/tty" 2>&1
   grep -qE 'pinned-arena: run 8 of 8 \(1 worker\(s\), (pool|ring)-(pageable|fill), repeat 2\), [0-9]+s elapsed, ~[0-9]+s left' "$TMP/tty"
   run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
