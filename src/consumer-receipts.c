@@ -236,20 +236,20 @@ put_rank_field (struct csv_line *line, long value)
 }
 
 #define RANK_FIELD(name) \
-  static void rank_##name (struct csv_line *line, const void *row) \
+  static void rank_##name (struct csv_line *line, const void *row UNUSED) \
   { put_rank_field (line, launcher_self ()->name); }
 RANK_FIELD (rank)
 RANK_FIELD (local_rank)
 RANK_FIELD (world_size)
 
 static void
-rank_host (struct csv_line *line, const void *row)
+rank_host (struct csv_line *line, const void *row UNUSED)
 {
   csv_line_str (line, launcher_self ()->host);
 }
 
 static void
-rank_device (struct csv_line *line, const void *row)
+rank_device (struct csv_line *line, const void *row UNUSED)
 {
   put_str (line, *launcher_self ()->device ? launcher_self ()->device : NULL);
 }

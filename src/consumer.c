@@ -524,7 +524,7 @@ consumer_release_failed (const struct consumer_item *item, const char *why)
 }
 
 void
-consumer_release (struct consumer *c, const struct consumer_item *item)
+consumer_release (const struct consumer_item *item)
 {
   const char *why;
   if (!consumer_try_release (item, &why))

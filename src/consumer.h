@@ -199,7 +199,7 @@ bool consumer_option (int code, const char *arg, struct consumer_options *option
 int consumer_run (const struct consumer_options *options, const struct consumer_sink *sink);
 
 /* The sink is done reading ITEM's bytes: give the space back.  */
-void consumer_release (struct consumer *consumer, const struct consumer_item *item);
+void consumer_release (const struct consumer_item *item);
 
 /* The same for a thread that must not exit (a CUDA host callback): false
    with WHY set when the release was refused; report it later with

@@ -21,16 +21,17 @@ struct handle_field
   bool optional;            /* a row without it reads as 0 */
 };
 
-#define NUMBER_FIELD(name, member, max) \
-  { name, offsetof (struct handle_row, member), sizeof ((struct handle_row *) 0)->member, max }
-#define OPTIONAL_NUMBER_FIELD(name, member, max) \
-  { name, offsetof (struct handle_row, member), sizeof ((struct handle_row *) 0)->member, max, \
-    true }
+#define NUMBER_FIELD(name_, member, max_) \
+  { .name = name_, .offset = offsetof (struct handle_row, member), \
+    .size = sizeof ((struct handle_row *) 0)->member, .max = max_ }
+#define OPTIONAL_NUMBER_FIELD(name_, member, max_) \
+  { .name = name_, .offset = offsetof (struct handle_row, member), \
+    .size = sizeof ((struct handle_row *) 0)->member, .max = max_, .optional = true }
 
 static const struct handle_field handle_fields[HC_COUNT] = {
-  [HC_ARENA] = { "arena" },
-  [HC_BACKEND] = { "backend" },
-  [HC_SLOT] = { "slot" },
+  [HC_ARENA] = { .name = "arena" },
+  [HC_BACKEND] = { .name = "backend" },
+  [HC_SLOT] = { .name = "slot" },
   [HC_OFFSET] = NUMBER_FIELD ("offset", handle.offset, UINT64_MAX),
   [HC_BYTES] = NUMBER_FIELD ("bytes", handle.bytes, UINT64_MAX),
   [HC_GENERATION] = NUMBER_FIELD ("generation", handle.generation, UINT64_MAX >> 1),
@@ -40,10 +41,10 @@ static const struct handle_field handle_fields[HC_COUNT] = {
   [HC_WORKERS] = NUMBER_FIELD ("workers", config.workers, UINT32_MAX),
   [HC_ITEMS] = NUMBER_FIELD ("items", config.items, UINT64_MAX),
   [HC_SIZE_BYTES] = NUMBER_FIELD ("size_bytes", config.size_bytes, UINT64_MAX),
-  [HC_DTYPE] = { "dtype" },
-  [HC_KIND] = { "kind" },
-  [HC_LEAVES] = { "leaves" },
-  [HC_PINNED] = { "pinned" },
+  [HC_DTYPE] = { .name = "dtype" },
+  [HC_KIND] = { .name = "kind" },
+  [HC_LEAVES] = { .name = "leaves" },
+  [HC_PINNED] = { .name = "pinned" },
   [HC_SLOTS] = NUMBER_FIELD ("slots", config.slots, ARENA_MAX_SLOTS),
   [HC_GEN_NS] = NUMBER_FIELD ("gen_ns", gen_ns, UINT64_MAX),
   [HC_EPOCHS] = NUMBER_FIELD ("epochs", config.epochs, ARENA_MAX_EPOCHS),

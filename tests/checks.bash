@@ -7,11 +7,8 @@ MAPPING=$((4096 + 4 * 8388608))
 # unprivileged COMMAND: run COMMAND (bash) as nobody with an ordinary
 # user's 8 MiB RLIMIT_MEMLOCK; skips visibly when that cannot be arranged.
 unprivileged() {
-  [ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
-  command -v setpriv > /dev/null && command -v prlimit > /dev/null \
-    || skip "setpriv or prlimit missing"
-  setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$(command -v arena-produce)" \
-    || skip "nobody cannot run $(command -v arena-produce)"
+  require_nobody
+  command -v prlimit > /dev/null || skip "prlimit(1) is not installed"
   run setpriv --reuid=nobody --regid=nogroup --clear-groups prlimit --memlock=8388608 \
     env PATH="$PATH" bash -c "$1"
 }

@@ -247,6 +247,8 @@ arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
 
 @test "a progress line with the time left goes to a terminal, and only there" {
   command -v script > /dev/null || skip "script(1) not installed"
+  script -qec true /dev/null > /dev/null 2>&1 ||
+    skip "script(1) cannot open a pseudo-terminal here (no /dev/pts in this container or chroot?)"
   script -qec "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pa'" /dev/null > "$TMP/tty" 2>&1
   grep -qE 'pinned-arena: run 8 of 8 \(1 worker\(s\), (pool|ring)-(pageable|fill), repeat 2\), [0-9]+s elapsed, ~[0-9]+s left' "$TMP/tty"
   run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
@@ -1092,11 +1094,12 @@ pinned-arena: raw rows, receipt and summary in '$TMP/pc/'"
   contrib=$(cd "$top_srcdir/contrib" && pwd)
   run h200-session --dry-run --machine h200 --out "$TMP/s" --skip arena-speed,nvbandwidth
   assert_status 0
-  assert_output "$contrib/pinned-arena --workers 1,4,8 --repeats 5 --out $TMP/s/pinned-arena
+  assert_output "$contrib/pinned-arena --workers 1,4,8 --repeats 5 --static-workers 4,8 --out $TMP/s/pinned-arena
 $contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
+$contrib/h2d-sweep --sizes 4K,64K,1M,8M --copy-paths engine,batch,sm,auto --bytes-per-run 512M --repeats 3 --out $TMP/s/copy-paths
 $contrib/transfer-overlap --out $TMP/s/transfer-overlap 
 $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
-  run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,multi-gpu-h2d,nvbandwidth
+  run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,copy-paths,multi-gpu-h2d,nvbandwidth
   assert_output "$contrib/transfer-overlap --out $TMP/s/transfer-overlap -- --runs 10
 env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TMP/s/arena-speed"
   mkdir "$TMP/s"
@@ -1153,11 +1156,12 @@ env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TM
   run h200-session --resume "$TMP/s" --dry-run --skip arena-speed,nvbandwidth
   assert_status 0
   assert_output "$contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
+$contrib/h2d-sweep --sizes 4K,64K,1M,8M --copy-paths engine,batch,sm,auto --bytes-per-run 512M --repeats 3 --out $TMP/s/copy-paths
 $contrib/transfer-overlap --out $TMP/s/transfer-overlap 
 $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   # A quick session resumes quick.
   sed -i 's/^session: full/session: quick/' "$TMP/s/receipt.txt"
-  run h200-session --resume "$TMP/s" --dry-run --skip transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
+  run h200-session --resume "$TMP/s" --dry-run --skip copy-paths,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
   assert_output "$contrib/h2d-sweep --sizes 1M,64M --bytes-per-run 512M --repeats 2 --out $TMP/s/h2d-sweep"
   cp "$TMP/before" "$TMP/s/receipt.txt"
   run h200-session --resume "$TMP/s" --out "$TMP/t"
@@ -1191,13 +1195,13 @@ $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   [ ! -e "$TMP/s" ]
   # The stand-in as it is passes the check: the session would start (its
   # dry run lists the steps; the check runs only before real steps).
-  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run h200-session --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
+  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run h200-session --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,copy-paths,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
   assert_status 0
   run cat "$TMP/h2d.log"
   assert_output "h2d-check --report run
 h2d-check --warmup-epochs 1 --report run --calibrate"
   run grep -c '^step: [a-z0-9-]* skipped (--skip)$' "$TMP/s/receipt.txt"
-  assert_output 6
+  assert_output 7
 }
 
 

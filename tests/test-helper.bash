@@ -45,6 +45,33 @@ arena_teardown() {
   return "$left"
 }
 
+# pids_teardown: end every process a test put in PIDS (stopped ones
+# too), then arena_teardown.
+pids_teardown() {
+  local pid
+  for pid in "${PIDS[@]}"; do
+    kill -CONT "$pid" 2> /dev/null || true
+    kill -KILL "$pid" 2> /dev/null || true
+    wait "$pid" 2> /dev/null || true
+  done
+  arena_teardown
+}
+
+# load_factor: how many times slower than an idle machine this one may
+# run a test now (tests/load-factor).  Limits that bound how long
+# something may take (a test's time limit, a --timeout that is the
+# subject of a test) are multiplied by it.
+load_factor() {
+  "$BATS_TEST_DIRNAME/load-factor"
+}
+
+# This test's time limit: the idle machine's (tests/run-bats) times the
+# load as the test starts (bats reads BATS_TEST_TIMEOUT after this file
+# loads).
+if [ -n "${ARENABENCH_TEST_LIMIT:-}" ]; then
+  BATS_TEST_TIMEOUT=$((ARENABENCH_TEST_LIMIT * $(load_factor)))
+fi
+
 # wait_until SECONDS CMD...: until CMD succeeds, looked at every 50 ms
 # for at most SECONDS.  Tests wait on the event itself this way, never
 # for a fixed time (on a loaded machine only a failing test waits long).
@@ -137,6 +164,27 @@ can_lock() {
   local limit
   limit=$(ulimit -l)
   [ "$limit" = unlimited ] || [ "$(id -u)" -eq 0 ] || [ $((limit * 1024)) -ge "$1" ]
+}
+
+# require_nobody [CMD...]: this test may run commands as nobody (root,
+# setpriv), and nobody can reach this build's CMDs (arena-produce and
+# arena-consume) and run them as PATH finds them; else it skips, saying why.  A build under a private directory
+# (root's 0700 home) is out of nobody's reach, and a command run as nobody
+# would fail, or find another install of it further down PATH; so would
+# one that PATH finds in a private wrapper directory (valgrind's).
+require_nobody() {
+  local cmd path cmds=("$@")
+  [ $# -gt 0 ] || cmds=(arena-produce arena-consume)
+  [ "$(id -u)" -eq 0 ] || skip "needs root to run a command as nobody"
+  command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
+  for cmd in "${cmds[@]}"; do
+    path=${top_builddir:+$top_builddir/src/}$cmd
+    [ -n "${top_builddir:-}" ] || path=$(command -v "$cmd")
+    setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$path" ||
+      skip "nobody cannot run $path (a directory above it is private to its owner)"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$cmd" --version > /dev/null 2>&1 ||
+      skip "nobody cannot run $cmd as PATH finds it ($(command -v "$cmd"))"
+  done
 }
 
 # configure found CUDA (the GPU commands are built with it).

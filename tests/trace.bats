@@ -96,7 +96,7 @@ thread 2 0 consumer
 }
 
 @test "arena-consume --trace: every item's fill lies within the run, its bytes and worker in the span's args" {
-  arena-produce --workers 2 --items 3 --size 8KiB --dtype uint8 \
+  arena-produce --workers 2 --items 3 --size 8KiB --dtype uint8 --share static \
     | arena-consume --trace "$TMP/t.json" > /dev/null
   run python3 - "$TMP/t.json" <<'PY'
 import json, sys
@@ -158,7 +158,7 @@ PY
 
 @test "h2d-check --trace: producer, consumer, copy-stream, check and release tracks, every item's stages in order" {
   require_gpu
-  arena-produce --pin --workers 2 --items 2 --epochs 2 --size 1MiB \
+  arena-produce --pin --workers 2 --items 2 --epochs 2 --size 1MiB --share static \
     | h2d-check --warmup-epochs 1 --report run --copy-streams 2 --trace "$TMP/t.json" > /dev/null
   run trace_shape "$TMP/t.json"
   assert_status 0

@@ -15,13 +15,7 @@ setup() {
 }
 
 teardown() {
-  local pid
-  for pid in "${PIDS[@]}"; do
-    kill -CONT "$pid" 2> /dev/null || true
-    kill -KILL "$pid" 2> /dev/null || true
-    wait "$pid" 2> /dev/null || true
-  done
-  arena_teardown
+  pids_teardown
 }
 
 # start_pipeline PRODUCE_ARGS...: arena-produce ARGS | tee rows.csv |
