@@ -319,7 +319,9 @@ compare (struct summary_data *d, const struct summary_config *config,
             interval_welch (row->mean, row->sd, row->n, base_row->mean, base_row->sd,
                             base_row->n, config->confidence, &row->welch);
             if (config->log_scale)
-              interval_welch_log (&row->welch, config->confidence);
+              interval_welch_log (&row->welch, d->groups[g].cells[v].values,
+                                  d->groups[g].cells[v].n, d->groups[b].cells[v].values,
+                                  d->groups[b].cells[v].n, config->confidence);
             if (d->paired)
               compare_paired (d, &d->groups[g].cells[v], &d->groups[b].cells[v], config,
                               &row->paired);

@@ -90,7 +90,7 @@ verdict_numbers (const struct summary_data *d, const struct summary_row *row,
     v.why = w->diff_why;
   else if (!w->ratio_why)
     v = (struct verdict_numbers) { w->ratio, w->ratio_low, w->ratio_high, w->ratio_p, 1,
-                                   true, config->log_scale ? "Welch on the log scale"
+                                   true, config->log_scale ? "Welch on the logs, ratio of geometric means"
                                    : "Welch", NULL, NULL };
   else
     v = (struct verdict_numbers) { w->diff, w->diff_low, w->diff_high, w->p, 0, false,
