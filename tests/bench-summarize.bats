@@ -1278,6 +1278,22 @@ t,"
 9,0.1"
 }
 
+@test "--rank with ties: the shift's interval is the shifts the test accepts, so it holds 0 exactly when p does not reject" {
+  # 1 2 2 3 3 against 3 3 4 4 5: exact given the ties p = 0.0476 at a
+  # shift of 0, 0.111 at 0.5, 0.0794 at 3 and below 0.05 past it
+  # (enumerated in Python over the 252 splits of the midranks at each
+  # shift).  The order statistics said [0.0, 3.0] and "no difference
+  # shown ... its interval holds the null" beside p = 0.048.
+  run sh -c "printf 'arm,v\na,1\na,2\na,2\na,3\na,3\nb,3\nb,3\nb,4\nb,4\nb,5\n' | bench-summarize --compare arm=a --rank --format table 2>/dev/null | tail -n 1"
+  assert_status 0
+  assert_output "arm=b vs arm=a: v higher by 2.0 (0.0, 3.0] (p = 0.048, rank-sum, exact given ties)"
+  # 1 2 2 2 3 3 against 3 3 4 4 4 5: p = 0.013, accepted from 1 to 2.5,
+  # rejected at 3 (0.037): the upper end is open.
+  run sh -c "printf 'arm,v\na,1\na,2\na,2\na,2\na,3\na,3\nb,3\nb,3\nb,4\nb,4\nb,4\nb,5\n' | bench-summarize --compare arm=a --rank --format table 2>/dev/null | tail -n 1"
+  assert_status 0
+  assert_output "arm=b vs arm=a: v higher by 2.0 [1.0, 3.0) (p = 0.013, rank-sum, exact given ties)"
+}
+
 @test "verdicts: means near 1e200 are scaled, never nan: t 20 as scipy gives" {
   # Valgrind computes long double at double precision: the last digits differ.
   ! valgrind_build || skip "valgrind computes long double at double precision"
