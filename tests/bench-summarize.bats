@@ -30,9 +30,13 @@ H="column,n,missing,mean,sd,se,min,median,max,ci_low,ci_high,ci_stat,ci_method,c
   # t interval: 5 -+ t(7, 0.975) se, t(7, 0.975) = 2.3646242515927844 (scipy):
   # [3.2125120817637893, 6.787487918236211].  Tukey: Q1 4, Q3 5.5, fences
   # 1.75 and 7.75 (mild), 1 and 10 (severe): 9 is one mild outlier.
+  # Positive and leaning right, log SD 0.45 (at 75% up to 0.57, past the
+  # 0.38 where t covers 0.93 of log-normal means at n = 8): the skew
+  # warning.
   run sh -c 'printf "x\n2\n4\n4\n4\n5\n5\n7\n9\n" | bench-summarize --resamples 0'
   assert_status 0
-  assert_output "$H,p5,p95,outliers_mild,outliers_severe
+  assert_output "bench-summarize: column 'x': positive values that may be spread by a large factor (the SD of their logs is 0.45, pooled over 1 rows; first: n=8; up to 0.57 at 75% confidence, past 0.38): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better
+$H,p5,p95,outliers_mild,outliers_severe
 x,8,0,5,2.138089935299395,0.7559289460184544,2,4.5,9,3.2125120817637893,6.787487918236211,mean,t,0.95,,2.7,8.299999999999999,1,0"
 }
 
@@ -260,7 +264,8 @@ b,ms,2,0,3,1.4142135623730951,1,2,3,4,-9.706204736174698,15.706204736174698,mean
 5,0
 4,NA"
   assert_status 0
-  assert_output "column,n,missing,mean,sd,se,min,median,max,gmean,ci_low,ci_high,ci_stat,ci_method,ci_level,seed,p50,outliers_mild,outliers_severe
+  assert_output "bench-summarize: column 'a': positive values that may be spread by a large factor (the SD of their logs is 0.56, pooled over 1 rows; first: n=5; up to 0.80 at 75% confidence, past 0.38): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better
+column,n,missing,mean,sd,se,min,median,max,gmean,ci_low,ci_high,ci_stat,ci_method,ci_level,seed,p50,outliers_mild,outliers_severe
 a,5,0,5.2,2.588435821108957,1.1575836902790224,2,5,9,4.6439843790034585,1.9860324292680094,8.413967570731991,mean,t,0.95,,5,0,0
 a/b,3,2,2.6666666666666665,0.5773502691896257,0.3333333333333333,2,3,3,2.620741394208897,1.4651125535682827,4.687889294643116,gmean,t,0.95,,3,0,0"
 }
@@ -844,7 +849,7 @@ EOF
     --format csv '$DATA/overlap-d2h.csv' 2>&1 >/dev/null"
   assert_status 0
   assert_output "bench-summarize: not summarized, as identifiers or configuration (name them with --value): trial (an integer key), total_bytes (constant within every group), raw_pinned_gbps (constant within every group), compute_iterations (constant within every group), matrix_size (constant within every group), compute_target_ms (constant within every group), seed (constant within every group), compute_capability (constant within every group), driver (constant within every group), cuda (constant within every group), cuda_driver (constant within every group)
-bench-summarize: column 'cpu_launch_skew_ms': positive values spread by a large factor (the SD of their logs is 1.01, pooled over 4 rows; first: method=event, num_tensors=1, n=4): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
+bench-summarize: column 'cpu_launch_skew_ms': positive values that may be spread by a large factor (the SD of their logs is 1.01, pooled over 4 rows; first: method=event, num_tensors=1, n=4; up to 1.20 at 75% confidence, past 0.38): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
   run sh -c "bench-summarize --by method,num_tensors --ratio serialized_ms/concurrent_ms \
     --format csv '$DATA/overlap-d2h.csv' 2> /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i }
       \$1 == \"event\" && \$2 == 1 { print \$3, \$4, \$(c[\"ci_stat\"]) }'"
@@ -1050,12 +1055,14 @@ a,5.01
 a,9"
   assert_status 0
   assert_output "bench-summarize: column 'v': 1 of 1 rows look bimodal or skewed (first: g=a, n=3, a gap of 1.730 SDs between neighbours, above 1.727, the 1% level for normal data); below 30 values its 95% intervals may cover far less, in any row
+bench-summarize: column 'v': positive values that may be spread by a large factor (the SD of their logs is 0.34, pooled over 1 rows; first: g=a, n=3; up to 0.63 at 75% confidence, past 0.38): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better
 g,$H,p5,p95,outliers_mild,outliers_severe
 a,v,3,0,6.336666666666667,2.306519744839253,1.33166979557413,5,5.01,9,0.6069539856147301,12.066379347718604,mean,t,0.95,,5.001,8.600999999999999,0,0"
-  # Evenly spread values, and one flagged row among two, are not flagged.
+  # Evenly spread values, and one flagged row among two, are not flagged
+  # for their shape; the pooled skew (0.35, log SD up to 0.66) is.
   run sh -c 'printf "g,v\na,1\na,2\na,3\nb,5.0\nb,5.01\nb,9\n" | bench-summarize --resamples 0 --by g 2>&1 >/dev/null'
   assert_status 0
-  assert_output ""
+  assert_output "bench-summarize: column 'v': positive values that may be spread by a large factor (the SD of their logs is 0.46, pooled over 2 rows; first: g=a, n=3; up to 0.66 at 75% confidence, past 0.38): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
 }
 
 @test "hygiene: a byte order mark on a repeated header is a header, not a group" {
@@ -1201,7 +1208,8 @@ b  v       1        1     1        -        -    1       1    1       -        -
   run sh -c "printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table 2>&1 >/dev/null | cut -c1-40"
   assert_output "bench-summarize: stdin: line 6, column '
 bench-summarize: no interval: fewer than
-bench-summarize: column 'v': 1 of 1 rows"
+bench-summarize: column 'v': 1 of 1 rows
+bench-summarize: column 'v': positive va"
 }
 
 # --- issue 29: intervals, verdicts, the gate and numbers that keep their word -----
@@ -1230,7 +1238,7 @@ t,"
 @test "a skew warning points positive, widely spread values at --log-scale and the geometric mean" {
   printf 'items_per_s\n10\n100\n1000\n' > "$TMP/r.csv"
   run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' 2>&1 >/dev/null"
-  assert_output "bench-summarize: column 'items_per_s': positive values spread by a large factor (the SD of their logs is 2.30, pooled over 1 rows; first: n=3): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
+  assert_output "bench-summarize: column 'items_per_s': positive values that may be spread by a large factor (the SD of their logs is 2.30, pooled over 1 rows; first: n=3; up to 4.26 at 75% confidence, past 0.38): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
   # On the log scale already, or values that are not all positive: no word.
   run sh -c "bench-summarize --resamples 0 --log-scale '$TMP/r.csv' 2>&1 >/dev/null"
   assert_output ""
