@@ -998,14 +998,18 @@ bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal o
   assert_output ""
 }
 
-@test "the gate: 3 and 3 values cannot show a regression at 95%, and say so" {
+@test "the gate: 3 and 3 values cannot show a regression at 95%: it cannot decide, exit 75, and says so" {
   # The exact test's smallest p is 1/C(6, 3) = 0.05: not below 0.025, so
-  # even a doubling passes, with a line that says why.
+  # even a doubling can neither pass nor fail (it passed, exit 0).
   printf 'arm,ms\na,10\na,11\na,12\n' > "$TMP/base.csv"
   printf 'arm,ms\na,20\na,21\na,22\n' > "$TMP/cand.csv"
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
-  assert_status 0
-  assert_output "bench-summarize: arm=a, ms: with 3 candidate and 3 baseline values no regression can be shown at 95% (the exact test's smallest p is 0.05, not below 0.025): more runs are needed (1 row)"
+  assert_status 75
+  assert_output "bench-summarize: arm=a, ms: cannot decide: with 3 candidate and 3 baseline values no regression can be shown at 95% (the exact test's smallest p is 0.05, not below 0.025): more runs are needed (1 row)"
+  # At 90% one side is 0.05: p = 0.05 is not below it either.
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --confidence 0.9 --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 75
+  assert_output "bench-summarize: arm=a, ms: cannot decide: with 3 candidate and 3 baseline values no regression can be shown at 90% (the exact test's smallest p is 0.05, not below 0.05): more runs are needed (1 row)"
   # At 80% (one side 0.1) it can.
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --confidence 0.8 --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 1
@@ -1020,8 +1024,8 @@ bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal o
   assert_output ""
   { echo bench,ms; for b in $(seq 1 20); do for v in 10 11 12 13 14; do echo $b,$v; done; done; } > "$TMP/h20.csv"
   run sh -c "bench-summarize --baseline '$TMP/h20.csv' --by bench --fail-if-worse ms:0%:lower --family-wise holm --format csv '$TMP/h20.csv' 2>&1 >/dev/null"
-  assert_status 0
-  assert_output "bench-summarize: --family-wise holm: over 20 rows the first step asks p < 0.0013, below the smallest p the exact test gives any of them (0.004): no regression can be shown; more runs are needed"
+  assert_status 75
+  assert_output "bench-summarize: cannot decide: --family-wise holm: over 20 rows the first step asks p < 0.0013, below the smallest p the exact test gives any of them (0.004): no regression can be shown; more runs are needed"
 }
 
 @test "the gate: a Fieller interval that is unbounded does not stop the one-sided test" {
