@@ -350,8 +350,10 @@ row_where (const struct summary_data *d, const struct summary_row *row, char *wh
 static const char *
 interval_reason (const struct summary_row *row)
 {
+  /* A group with no values is counted too: its empty interval is as
+     unexplained as any other.  */
   const char *why = row->ci_why;
-  return !why || row->n == 0 || STREQ (why, "no resamples") ? NULL : why;
+  return !why || STREQ (why, "no resamples") ? NULL : why;
 }
 
 /* Why ROW's comparison has no interval, or NULL.  */

@@ -109,6 +109,7 @@ v,10,0,2,0,0,2,2,2,,,median,$ci,0.95,$seed,2,2,0,0"
   assert_output "bench-summarize: $TMP/m.csv: line 8, column 'v': 'inf' is infinite (counted as missing)
 bench-summarize: $TMP/m.csv: line 9, column 'v': '-Infinity' is infinite (counted as missing)
 bench-summarize: $TMP/m.csv: line 10, column 'v': 'abc' is not a number (counted as missing)
+bench-summarize: no interval: no values, in 1 row (first: g=b, column 'v', n=0)
 g,$H,p5,p95,outliers_mild,outliers_severe
 a,v,2,7,2,1.4142135623730951,1,1,2,3,-10.706204736174698,14.706204736174698,mean,t,0.95,,1.1,2.9,0,0
 b,v,0,1,,,,,,,,,mean,t,0.95,,,,0,0"
@@ -376,8 +377,8 @@ new,12.5
 new,13.5"
   assert_status 0
   assert_output "arm   column  n  missing  mean  sd       se   min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe  vs    ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high        t  df  p_welch
-base  x       3        0  11.0   1  0.57735    10      11    12     8.5     13.5  mean     t              0.95          11              0                0            -             -              -     -            -             -         -                -                 -        -   -        -
-new   x       3        0  12.5   1  0.57735  11.5    12.5  13.5    10.0     15.0  mean     t              0.95        12.5              0                0  base   1.14          0.93           1.39   1.5         -0.8           3.8        14               -7                39  1.83712   4     0.14
+base  x       3        0  11.0   1  0.57735    10      11    12     8.5     13.5  mean     t              0.95  -       11              0                0  -         -             -              -     -            -             -         -                -                 -        -   -        -
+new   x       3        0  12.5   1  0.57735  11.5    12.5  13.5    10.0     15.0  mean     t              0.95  -     12.5              0                0  base   1.14          0.93           1.39   1.5         -0.8           3.8        14               -7                39  1.83712   4     0.14
 
 arm=new vs arm=base: x no difference shown at 95% (1.14x [0.93, 1.39], p = 0.14, Welch)"
   run bench-summarize --resamples 0 --format table --value t --percentiles 50 <<<"t
@@ -386,7 +387,7 @@ arm=new vs arm=base: x no difference shown at 95% (1.14x [0.93, 1.39], p = 0.14,
 1000000003"
   assert_status 0
   assert_output "column  n  missing          mean  sd       se         min      median         max       ci_low       ci_high  ci_stat  ci_method  ci_level  seed         p50  outliers_mild  outliers_severe
-t       3        0  1000000002.0   1  0.57735  1000000001  1000000002  1000000003  999999999.5  1000000004.5  mean     t              0.95        1000000002              0                0"
+t       3        0  1000000002.0   1  0.57735  1000000001  1000000002  1000000003  999999999.5  1000000004.5  mean     t              0.95  -     1000000002              0                0"
 }
 
 @test "a ratio near 1 with a tiny p keeps the digits that tell it from its interval's ends" {
@@ -429,8 +430,8 @@ new,23.5"
   assert_status 0
   assert_output "| arm  | column |   n | missing | mean |  sd |      se |  min | median |  max | ci_low | ci_high | ci_stat | ci_method | ci_level | seed |  p50 | outliers_mild | outliers_severe | vs   | ratio | ratio_ci_low | ratio_ci_high | diff | diff_ci_low | diff_ci_high | diff_pct | diff_pct_ci_low | diff_pct_ci_high |       t |  df | p_welch |
 |:---- |:------ | ---:| -------:| ----:| ---:| -------:| ----:| ------:| ----:| ------:| -------:|:------- |:--------- | --------:|:---- | ----:| -------------:| ---------------:|:---- | -----:| ------------:| -------------:| ----:| -----------:| ------------:| --------:| ---------------:| ----------------:| -------:| ---:| -------:|
-| base | x      |   3 |       0 | 11.0 |   1 | 0.57735 |   10 |     11 |   12 |    8.5 |    13.5 | mean    | t         |     0.95 |      |   11 |             0 |               0 |      |     - |            - |             - |    - |           - |            - |        - |               - |                - |       - |   - |       - |
-| new  | x      |   3 |       0 | 22.5 |   1 | 0.57735 | 21.5 |   22.5 | 23.5 |   20.0 |    25.0 | mean    | t         |     0.95 |      | 22.5 |             0 |               0 | base |  2.05 |         1.75 |          2.43 | 11.5 |         9.2 |         13.8 |      105 |              75 |              143 | 14.0846 |   4 | 0.00015 |
+| base | x      |   3 |       0 | 11.0 |   1 | 0.57735 |   10 |     11 |   12 |    8.5 |    13.5 | mean    | t         |     0.95 | -    |   11 |             0 |               0 | -    |     - |            - |             - |    - |           - |            - |        - |               - |                - |       - |   - |       - |
+| new  | x      |   3 |       0 | 22.5 |   1 | 0.57735 | 21.5 |   22.5 | 23.5 |   20.0 |    25.0 | mean    | t         |     0.95 | -    | 22.5 |             0 |               0 | base |  2.05 |         1.75 |          2.43 | 11.5 |         9.2 |         13.8 |      105 |              75 |              143 | 14.0846 |   4 | 0.00015 |
 
 - arm=new vs arm=base: x 2.05x [1.75, 2.43] higher (p = 0.00015, Welch)"
 }
@@ -776,10 +777,10 @@ EOF
   ;;
   3) cat <<'EOF'
 size_mib  arm       column  n  missing   mean        sd         se   min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed      p5     p95  outliers_mild  outliers_severe  vs        ratio  ratio_ci_low  ratio_ci_high   diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high         t       df  p_welch
-8         pinned    h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0  pageable   0.72          0.59           0.87  -0.45        -0.71         -0.19       -28              -41               -13  -4.32346  5.69663   0.0056
-8         pageable  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0                -             -              -      -            -             -         -                -                 -         -        -        -
-64        pinned    h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  pageable  0.767         0.729          0.807  -2.45        -2.96         -1.94     -23.3            -27.1             -19.3  -13.5902  3.86367  0.00021
-64        pageable  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0                -             -              -      -            -             -         -                -                 -         -        -        -
+8         pinned    h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95  -      1.015   1.285              0                0  pageable   0.72          0.59           0.87  -0.45        -0.71         -0.19       -28              -41               -13  -4.32346  5.69663   0.0056
+8         pageable  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95  -       1.43    1.77              0                0  -             -             -              -      -            -             -         -                -                 -         -        -        -
+64        pinned    h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95  -      7.915   8.185              0                0  pageable  0.767         0.729          0.807  -2.45        -2.96         -1.94     -23.3            -27.1             -19.3  -13.5902  3.86367  0.00021
+64        pageable  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95  -     10.145  10.855              0                0  -             -             -              -      -            -             -         -                -                 -         -        -        -
 
 size_mib=8, arm=pinned vs arm=pageable: h2d_ms 0.72x [0.59, 0.87] faster (p = 0.0056, Welch)
 size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p = 0.00021, Welch)
@@ -787,8 +788,8 @@ EOF
   ;;
   4) cat <<'EOF'
 arm       column  n  missing  mean       sd       se  min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed     p5     p95  outliers_mild  outliers_severe
-pinned    h2d_ms  8        0   4.6  3.69014  1.30466    1     4.6   8.2     1.5      7.7  mean     t              0.95        1.035   8.165              0                0
-pageable  h2d_ms  8        0   6.0  4.76355  1.68417  1.4    5.95  10.9     2.0     10.1  mean     t              0.95         1.47  10.795              0                0
+pinned    h2d_ms  8        0   4.6  3.69014  1.30466    1     4.6   8.2     1.5      7.7  mean     t              0.95  -     1.035   8.165              0                0
+pageable  h2d_ms  8        0   6.0  4.76355  1.68417  1.4    5.95  10.9     2.0     10.1  mean     t              0.95  -      1.47  10.795              0                0
 
 h2d_ms
     x arm=pinned (n=8)
@@ -810,14 +811,14 @@ EOF
   ;;
   6) cat <<'EOF'
 arm       size_mib  source     column  n  missing   mean        sd         se   min  median   max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed      p5     p95  outliers_mild  outliers_severe  vs        ratio  ratio_ci_low  ratio_ci_high  diff  diff_ci_low  diff_ci_high  diff_pct  diff_pct_ci_low  diff_pct_ci_high  t  df  p_welch
-pinned    8         baseline   h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pageable  8         baseline   h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pinned    64        baseline   h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pageable  64        baseline   h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0                -             -              -     -            -             -         -                -                 -  -   -        -
-pinned    8         candidate  h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95         1.015   1.285              0                0  baseline   1.00          0.82           1.22  0.00        -0.23          0.23         0              -18                22  0   6        1
-pageable  8         candidate  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95          1.43    1.77              0                0  baseline   1.00          0.83           1.20  0.00        -0.29          0.29         0              -17                20  0   6        1
-pinned    64        candidate  h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95         7.915   8.185              0                0  baseline  1.000         0.972          1.029  0.00        -0.23          0.23       0.0             -2.8               2.9  0   6        1
-pageable  64        candidate  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95        10.145  10.855              0                0  baseline  1.000         0.946          1.058  0.00        -0.59          0.59       0.0             -5.4               5.8  0   6        1
+pinned    8         baseline   h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95  -      1.015   1.285              0                0  -             -             -              -     -            -             -         -                -                 -  -   -        -
+pageable  8         baseline   h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95  -       1.43    1.77              0                0  -             -             -              -     -            -             -         -                -                 -  -   -        -
+pinned    64        baseline   h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95  -      7.915   8.185              0                0  -             -             -              -     -            -             -         -                -                 -  -   -        -
+pageable  64        baseline   h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95  -     10.145  10.855              0                0  -             -             -              -     -            -             -         -                -                 -  -   -        -
+pinned    8         candidate  h2d_ms  4        0   1.15  0.129099  0.0645497     1    1.15   1.3    0.94     1.36  mean     t              0.95  -      1.015   1.285              0                0  baseline   1.00          0.82           1.22  0.00        -0.23          0.23         0              -18                22  0   6        1
+pageable  8         candidate  h2d_ms  4        0   1.60  0.163299  0.0816497   1.4     1.6   1.8    1.34     1.86  mean     t              0.95  -       1.43    1.77              0                0  baseline   1.00          0.83           1.20  0.00        -0.29          0.29         0              -17                20  0   6        1
+pinned    64        candidate  h2d_ms  4        0   8.05  0.129099  0.0645497   7.9    8.05   8.2    7.84     8.26  mean     t              0.95  -      7.915   8.185              0                0  baseline  1.000         0.972          1.029  0.00        -0.23          0.23       0.0             -2.8               2.9  0   6        1
+pageable  64        candidate  h2d_ms  4        0  10.50   0.33665   0.168325  10.1    10.5  10.9    9.96    11.04  mean     t              0.95  -     10.145  10.855              0                0  baseline  1.000         0.946          1.058  0.00        -0.59          0.59       0.0             -5.4               5.8  0   6        1
 
 arm=pinned, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.82, 1.22], p = 1, Welch)
 arm=pageable, size_mib=8, source=candidate vs source=baseline: h2d_ms no difference shown at 95% (1.00x [0.83, 1.20], p = 1, Welch)
@@ -1133,9 +1134,9 @@ v,2,1,2"
   run sh -c "printf 'g,v\n\303\274,1\n\303\274,1\n\346\227\245\346\234\254,3\n\346\227\245\346\234\254,3\nab,5\nab,5\n' | bench-summarize --resamples 0 --by g --format table --percentiles 50 2>/dev/null"
   assert_status 0
   assert_output "g     column  n  missing  mean  sd  se  min  median  max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed  p50  outliers_mild  outliers_severe
-ü     v       2        0     1   0   0    1       1    1       -        -  mean     t              0.95          1              0                0
-日本  v       2        0     3   0   0    3       3    3       -        -  mean     t              0.95          3              0                0
-ab    v       2        0     5   0   0    5       5    5       -        -  mean     t              0.95          5              0                0"
+ü     v       2        0     1   0   0    1       1    1       -        -  mean     t              0.95  -       1              0                0
+日本  v       2        0     3   0   0    3       3    3       -        -  mean     t              0.95  -       3              0                0
+ab    v       2        0     5   0   0    5       5    5       -        -  mean     t              0.95  -       5              0                0"
 }
 
 @test "cells of more than 16 digits read as the nearest double" {
@@ -1221,8 +1222,8 @@ b,1"
   run sh -c "printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table --percentiles 50 2>/dev/null"
   assert_status 0
   assert_output "g  column  n  missing  mean       sd       se  min  median  max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe
-a  v       3        0   6.3  2.30652  1.33167    5    5.01    9     0.6     12.1  mean     t              0.95        5.01              0                0
-b  v       1        1     1        -        -    1       1    1       -        -  mean     t              0.95           1              0                0"
+a  v       3        0   6.3  2.30652  1.33167    5    5.01    9     0.6     12.1  mean     t              0.95  -     5.01              0                0
+b  v       1        1     1        -        -    1       1    1       -        -  mean     t              0.95  -        1              0                0"
   run sh -c "printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table 2>&1 >/dev/null | cut -c1-40"
   assert_output "bench-summarize: stdin: line 6, column '
 bench-summarize: no interval: fewer than
@@ -1281,7 +1282,7 @@ t,"
   # The table's interval columns round outward too: 1.14x [0.935.., 1.39]
   # shows its low end as 0.93, not 0.94.
   run sh -c "printf 'arm,x\nbase,10\nbase,11\nbase,12\nnew,11.5\nnew,12.5\nnew,13.5\n' | bench-summarize --compare arm=base --format table --percentiles 50 | awk 'NR == 3 { print \$20, \$21, \$22 }'"
-  assert_output "1.14 0.93 1.39"
+  assert_output "base 1.14 0.93"
 }
 
 @test "verdicts: paired with --paired, rank-sum with --rank, Welch otherwise, each named" {
