@@ -286,7 +286,7 @@ compare_paired (const struct summary_data *d, const struct summary_cell *x,
    the base level in the compared column.  */
 static void
 compare (struct summary_data *d, const struct summary_config *config,
-         struct summary_row *rows, const size_t *row_of)
+         struct summary_row *rows, const size_t *row_of, size_t *base_positive)
 {
   struct key_table bases = { 0 };
   struct key_buffer k = { 0 };
@@ -317,6 +317,7 @@ compare (struct summary_data *d, const struct summary_config *config,
             struct summary_row *row = &rows[row_of[g * d->nvalues + v]];
             const struct summary_row *base_row = &rows[row_of[b * d->nvalues + v]];
             row->compared = true;
+            base_positive[row_of[g * d->nvalues + v]] = base_row->min > 0;
             interval_welch (row->mean, row->sd, row->n, base_row->mean, base_row->sd,
                             base_row->n, config->confidence, &row->welch);
             if (config->log_scale)
@@ -639,6 +640,46 @@ warn_skew (const struct summary_data *d, const struct summary_config *config,
     }
 }
 
+/* Intervals that reach 0 or below for a row whose every value is
+   positive (times, rates): true to their level, but too few values for
+   the spread, and they say nothing (pinned-arena --repeats 2 printed
+   [0, 2.9e9] items/s and 0.6x [-4.5, 5.7]).  One line per column for
+   the rows' own intervals and one for their comparisons' ratios.  */
+static void
+warn_below_zero (const struct summary_data *d, const struct summary_config *config,
+                 const struct summary_row *rows, size_t nrows, const size_t *base_min_of)
+{
+  for (size_t v = 0; v < d->nvalues; v++)
+    for (int ratio = 0; ratio < 2; ratio++)
+      {
+        const struct summary_row *first = NULL;
+        size_t count = 0;
+        for (size_t r = 0; r < nrows; r++)
+          {
+            const struct summary_row *row = &rows[r];
+            if (row->value != v || !(row->min > 0) || row->n > 2)
+              continue;
+            bool below = ratio ? row->compared && !row->welch.ratio_why
+              && base_min_of[r] && row->welch.ratio_low <= 0
+              : !row->ci_why && row->ci_low <= 0;
+            if (!below)
+              continue;
+            first = first ? first : row;
+            count++;
+          }
+        if (!first)
+          continue;
+        char where[256];
+        row_where (d, first, where, sizeof where);
+        warn (0, "column %s: %s %g%% interval%s reach%s 0 or below though every value is "
+              "positive (%zu row%s, first: %sn=%zu): too few values for their spread to say "
+              "anything; more runs, or --log-scale", quote (d->values[v].name),
+              ratio ? "the ratio's" : "the mean's", 100 * config->confidence,
+              count == 1 ? "" : "s", count == 1 ? "es" : "", count, count == 1 ? "" : "s",
+              where, first->n);
+      }
+}
+
 /* Percentile and BCa intervals from 10 to 29 values print, with one
    line per column that says how far they fell short in simulation
    (bench-summarize(1), CHOOSING AN INTERVAL; 95% intervals).  */
@@ -702,8 +743,10 @@ summarize_compute (struct summary_data *d, const struct summary_config *config,
   if (progress)
     fprintf (stderr, "\r\033[K");
   progress_rows = 0;
+  /* For each compared row, whether its base's values are all positive.  */
+  size_t *base_positive = xcalloc (count + 1, sizeof *base_positive);
   if (d->compare_level)
-    compare (d, config, rows, row_of);
+    compare (d, config, rows, row_of, base_positive);
   free (row_of);
   say_each_reason_once (d, config, rows, count, interval_reason, say_interval);
   if (d->compare_level)
@@ -712,6 +755,8 @@ summarize_compute (struct summary_data *d, const struct summary_config *config,
   warn_shape (d, config, rows, count);
   warn_bootstrap_coverage (d, config, rows, count);
   warn_skew (d, config, rows, count);
+  warn_below_zero (d, config, rows, count, base_positive);
+  free (base_positive);
   *nrows = count;
   return rows;
 }

@@ -110,6 +110,7 @@ v,10,0,2,0,0,2,2,2,,,median,$ci,0.95,$seed,2,2,0,0"
 bench-summarize: $TMP/m.csv: line 9, column 'v': '-Infinity' is infinite (counted as missing)
 bench-summarize: $TMP/m.csv: line 10, column 'v': 'abc' is not a number (counted as missing)
 bench-summarize: no interval: no values, in 1 row (first: g=b, column 'v', n=0)
+bench-summarize: column 'v': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: g=a, n=2): too few values for their spread to say anything; more runs, or --log-scale
 g,$H,p5,p95,outliers_mild,outliers_severe
 a,v,2,7,2,1.4142135623730951,1,1,2,3,-10.706204736174698,14.706204736174698,mean,t,0.95,,1.1,2.9,0,0
 b,v,0,1,,,,,,,,,mean,t,0.95,,,,0,0"
@@ -148,6 +149,8 @@ h1,x2,3.5,cold,,300"
   assert_status 0
   assert_output "bench-summarize: stdin: line 3, column 'id': 'x2' is not a number (counted as missing)
 bench-summarize: no interval: fewer than 2 values, in 1 row (first: host=h1, column 'id', n=1)
+bench-summarize: column 'ms': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: host=h1, n=2): too few values for their spread to say anything; more runs, or --log-scale
+bench-summarize: column 'bytes': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: host=h1, n=2): too few values for their spread to say anything; more runs, or --log-scale
 host,$H,p5,p95,outliers_mild,outliers_severe
 h1,id,1,1,1,,,1,1,1,,,mean,t,0.95,,1,1,0,0
 h1,ms,2,0,3,0.7071067811865476,0.5,2.5,3,3.5,-3.353102368087349,9.353102368087349,mean,t,0.95,,2.55,3.45,0,0
@@ -185,7 +188,8 @@ v
 3
 v"
   assert_status 0
-  assert_output "$H,p50,outliers_mild,outliers_severe
+  assert_output "bench-summarize: column 'v': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: n=2): too few values for their spread to say anything; more runs, or --log-scale
+$H,p50,outliers_mild,outliers_severe
 v,2,0,2,1.4142135623730951,1,1,2,3,-10.706204736174698,14.706204736174698,mean,t,0.95,,2,0,0"
 }
 
@@ -193,7 +197,8 @@ v,2,0,2,1.4142135623730951,1,1,2,3,-10.706204736174698,14.706204736174698,mean,t
   printf '\357\273\277v\n1\n3\n' > "$TMP/bom.csv"
   run bench-summarize --resamples 0 --percentiles 50 "$TMP/bom.csv"
   assert_status 0
-  assert_output "$H,p50,outliers_mild,outliers_severe
+  assert_output "bench-summarize: column 'v': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: n=2): too few values for their spread to say anything; more runs, or --log-scale
+$H,p50,outliers_mild,outliers_severe
 v,2,0,2,1.4142135623730951,1,1,2,3,-10.706204736174698,14.706204736174698,mean,t,0.95,,2,0,0"
   printf 'g,v\na,1\na,2\0\n' > "$TMP/nul.csv"
   run bench-summarize --resamples 0 "$TMP/nul.csv"
@@ -210,6 +215,7 @@ mid,5
 alpha,30"
   assert_status 0
   assert_output "bench-summarize: no interval: fewer than 2 values, in 1 row (first: arm=mid, column 'ms', n=1)
+bench-summarize: column 'ms': the mean's 95% intervals reach 0 or below though every value is positive (2 rows, first: arm=zeta, n=2): too few values for their spread to say anything; more runs, or --log-scale
 arm,$H,p50,outliers_mild,outliers_severe
 zeta,ms,2,0,2,1.4142135623730951,1,1,2,3,-10.706204736174698,14.706204736174698,mean,t,0.95,,2,0,0
 alpha,ms,2,0,20,14.142135623730951,10,10,20,30,-107.06204736174695,147.06204736174695,mean,t,0.95,,20,0,0
@@ -223,6 +229,7 @@ b,8,2
 a,8,3"
   assert_status 0
   assert_output "bench-summarize: no interval: fewer than 2 values, in 1 row (first: size=8, arm=b, column 'ms', n=1)
+bench-summarize: column 'ms': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: size=8, arm=a, n=2): too few values for their spread to say anything; more runs, or --log-scale
 size,arm,$H,p50,outliers_mild,outliers_severe
 8,a,ms,2,0,2,1.4142135623730951,1,1,2,3,-10.706204736174698,14.706204736174698,mean,t,0.95,,2,0,0
 8,b,ms,1,0,2,,,2,2,2,,,mean,t,0.95,,2,0,0"
@@ -233,6 +240,7 @@ size,arm,$H,p50,outliers_mild,outliers_severe
   run bench-summarize --resamples 0 --by arm --percentiles 50 "$TMP/crlf.csv"
   assert_status 0
   assert_output "bench-summarize: no interval: fewer than 2 values, in 1 row (first: arm='two'\$'\\n''lines', column 'm\"s', n=1)
+bench-summarize: column 'm\"s': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: arm='pinned, 4 MiB', n=2): too few values for their spread to say anything; more runs, or --log-scale
 arm,$H,p50,outliers_mild,outliers_severe
 \"pinned, 4 MiB\",\"m\"\"s\",2,0,2,1.4142135623730951,1,1,2,3,-10.706204736174698,14.706204736174698,mean,t,0.95,,2,0,0
 \"two
@@ -247,11 +255,13 @@ a,ms,2,0,2,1.4142135623730951,1,1,2,3,-10.706204736174698,14.706204736174698,mea
 b,ms,2,0,3,1.4142135623730951,1,2,3,4,-9.706204736174698,15.706204736174698,mean,t,0.95,,3,0,0"
   run bench-summarize --resamples 0 --by arm --percentiles 50 "$TMP/one.csv" "$TMP/two.csv"
   assert_status 0
-  assert_output "$want"
+  assert_output "bench-summarize: column 'ms': the mean's 95% intervals reach 0 or below though every value is positive (2 rows, first: arm=a, n=2): too few values for their spread to say anything; more runs, or --log-scale
+$want"
   # stdin as '-' among files.
   run sh -c "bench-summarize --resamples 0 --by arm --percentiles 50 '$TMP/one.csv' - < '$TMP/two.csv'"
   assert_status 0
-  assert_output "$want"
+  assert_output "bench-summarize: column 'ms': the mean's 95% intervals reach 0 or below though every value is positive (2 rows, first: arm=a, n=2): too few values for their spread to say anything; more runs, or --log-scale
+$want"
 }
 
 @test "--ratio: a zero or missing denominator is missing; the geometric mean with a log-scale t interval" {
@@ -406,6 +416,7 @@ a,3
 \"b\"\"q\",5"
   assert_status 0
   assert_output 'bench-summarize: no interval: fewer than 2 values, in 1 row (first: g='"'"'b"q'"'"', column '"'v'"', n=1)
+bench-summarize: column '"'"'v'"'"': the mean'"'"'s 95% interval reaches 0 or below though every value is positive (1 row, first: g=a, n=2): too few values for their spread to say anything; more runs, or --log-scale
 [
  {"g": "a", "column": "v", "n": 2, "missing": 0, "mean": 2, "sd": 1.4142135623730951, "se": 1, "min": 1, "median": 2, "max": 3, "ci_low": -10.706204736174698, "ci_high": 14.706204736174698, "ci_stat": "mean", "ci_method": "t", "ci_level": 0.95, "seed": null, "p50": 2, "outliers_mild": 0, "outliers_severe": 0},
  {"g": "b\"q", "column": "v", "n": 1, "missing": 0, "mean": 5, "sd": null, "se": null, "min": 5, "median": 5, "max": 5, "ci_low": null, "ci_high": null, "ci_stat": "mean", "ci_method": "t", "ci_level": 0.95, "seed": null, "p50": 5, "outliers_mild": 0, "outliers_severe": 0}
@@ -477,6 +488,19 @@ v,19,0,107.47368421052632,22.564397771348247,5.176627874061126,100,102,200,96.59
   run sh -c "printf 'v\n0\n1\n5\n5.1\n5.2\n5.3\n5.4\n5.5\n10\n11\n' | bench-summarize --resamples 0 2>&1 >/dev/null | head -n 1"
   assert_status 0
   assert_output "bench-summarize: column 'v': 4 of 10 values lie beyond Tukey's fences (1.5 IQR past the quartiles; 4 of them past 3 IQR), where clean normal data of 10 values have 4 or more less than 1% of the time: the runs may have been disturbed"
+}
+
+@test "two positive values whose interval reaches 0 or below get a line that says it tells nothing" {
+  # 1 and 9 against 10 and 11: the mean's t interval is [-46, 56] and
+  # Fieller's ratio 0.5x [-4.8, 6.2], for times that cannot be negative.
+  run sh -c "printf 'arm,ms\na,10\na,11\nb,1\nb,9\n' | bench-summarize --compare arm=a --format table 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: column 'ms': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: arm=b, n=2): too few values for their spread to say anything; more runs, or --log-scale
+bench-summarize: column 'ms': the ratio's 95% interval reaches 0 or below though every value is positive (1 row, first: arm=b, n=2): too few values for their spread to say anything; more runs, or --log-scale"
+  # On the log scale both stay positive: no line.
+  run sh -c "printf 'arm,ms\na,10\na,11\nb,1\nb,9\n' | bench-summarize --compare arm=a --log-scale --format table 2>&1 >/dev/null"
+  assert_status 0
+  assert_output ""
 }
 
 @test "a regression gate: exit 1 when worse beyond the tolerance, 0 within it, 65 when it cannot judge" {
@@ -736,7 +760,8 @@ Try 'bench-summarize --help' for more information."
 @test "output to a full disk fails with exit 74" {
   run sh -c 'printf "v\n1\n2\n" | bench-summarize --seed 1 > /dev/full'
   assert_status 74
-  assert_output "bench-summarize: write error: No space left on device"
+  assert_output "bench-summarize: column 'v': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: n=2): too few values for their spread to say anything; more runs, or --log-scale
+bench-summarize: write error: No space left on device"
 }
 
 @test "--help and --version" {
@@ -1097,7 +1122,8 @@ a,v,3,0,2,1,0.5773502691896258,1,2,3,-0.4841377117503294,4.484137711750329,mean,
   # Rows after \"v,g\" are read by its order, not glued into groups named 4 and 5.
   run sh -c "printf 'g,v\na,1\na,2\nv,g\n3,a\n5,b\n6,b\n' | bench-summarize --resamples 0 --by g --percentiles 50 2>&1"
   assert_status 0
-  assert_output "g,$H,p50,outliers_mild,outliers_severe
+  assert_output "bench-summarize: column 'v': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: g=b, n=2): too few values for their spread to say anything; more runs, or --log-scale
+g,$H,p50,outliers_mild,outliers_severe
 a,v,3,0,2,1,0.5773502691896258,1,2,3,-0.4841377117503294,4.484137711750329,mean,t,0.95,,2,0,0
 b,v,2,0,5.5,0.7071067811865476,0.5,5,5.5,6,-0.8531023680873489,11.853102368087349,mean,t,0.95,,5.5,0,0"
   # A line with other names is data as before: its text cells are said.
@@ -1115,6 +1141,7 @@ b,v,2,0,5.5,0.7071067811865476,0.5,5,5.5,6,-0.8531023680873489,11.85310236808734
   run sh -c "printf 'v\n1\n0x1p3\n3\n' | bench-summarize --resamples 0 2>&1 | cut -d, -f1-4"
   assert_status 0
   assert_output "bench-summarize: stdin: line 3, column 'v': '0x1p3' is not a number (counted as missing)
+bench-summarize: column 'v': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: n=2): too few values for their spread to say anything; more runs, or --log-scale
 column,n,missing,mean
 v,2,1,2"
 }
