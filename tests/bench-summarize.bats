@@ -503,6 +503,19 @@ bench-summarize: column 'ms': the ratio's 95% interval reaches 0 or below though
   assert_output ""
 }
 
+@test "rows whose text columns differ, pooled with no --by, get a line naming the column (hyperfine's CSV)" {
+  # hyperfine --export-csv: one row per command; averaged together, the
+  # two commands were one mean without a word.
+  printf 'command,mean,stddev,median,user,system,min,max\nsleep 0.1,0.1012,0.0008,0.1011,0.0005,0.0006,0.1002,0.1030\nsleep 0.2,0.2011,0.0007,0.2010,0.0005,0.0006,0.2001,0.2027\n' > "$TMP/hf.csv"
+  run sh -c "bench-summarize --value mean '$TMP/hf.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: column 'command' differs between rows ('sleep 0.1', 'sleep 0.2', ...) but no --by names it: their numbers are pooled into one summary (--by command keeps them apart)
+bench-summarize: column 'mean': the mean's 95% interval reaches 0 or below though every value is positive (1 row, first: n=2): too few values for their spread to say anything; more runs, or --log-scale"
+  run sh -c "bench-summarize --by command --value mean '$TMP/hf.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: no interval: fewer than 2 values, in 2 rows (first: command='sleep 0.1', column 'mean', n=1)"
+}
+
 @test "a regression gate: exit 1 when worse beyond the tolerance, 0 within it, 65 when it cannot judge" {
   { echo "arm,ms"; for v in 10.0 10.1 9.9 10.0 10.2 9.8; do echo "a,$v"; echo "b,$v"; done; } > "$TMP/base.csv"
   { echo "arm,ms"; for v in 11.0 11.1 10.9 11.0 11.2 10.8; do echo "a,$v"; done
@@ -1465,5 +1478,7 @@ mismatches better"
  {"arm": "pinned", "mean": 1.15},'
   run bench-summarize --columns bogus h2d.csv
   assert_status 64
-  assert_output "bench-summarize: --columns: no column 'bogus' in this output (its header names them)"
+  assert_output "bench-summarize: column 'arm' differs between rows ('pinned', 'pageable', ...) but no --by names it: their numbers are pooled into one summary (--by arm keeps them apart)
+bench-summarize: column 'note' differs between rows ('warm', 'slow', ...) but no --by names it: their numbers are pooled into one summary (--by note keeps them apart)
+bench-summarize: --columns: no column 'bogus' in this output (its header names them)"
 }
