@@ -4,6 +4,7 @@
 #include "cell-parse.h"
 #include "csv-reader.h"
 #include "die.h"
+#include "foreign-results.h"
 #include "key-table.h"
 
 #include <math.h>
@@ -433,10 +434,18 @@ summarize_new (const struct summarize_options *options)
   return d;
 }
 
+/* Other tools' JSON results, as rows (foreign-results.c).  */
+static void
+on_json (const char *text, size_t len, const char *source, void *context)
+{
+  foreign_results_read (text, len, source, on_record, context);
+}
+
 void
 summarize_read (struct summary_data *d, const char *path)
 {
   struct csv_reader *reader = csv_reader_new (on_record, d);
+  csv_reader_on_json (reader, on_json);
   csv_reader_read_path (reader, path);
   csv_reader_free (reader);
 }

@@ -516,6 +516,32 @@ bench-summarize: column 'mean': the mean's 95% interval reaches 0 or below thoug
   assert_output "bench-summarize: no interval: fewer than 2 values, in 2 rows (first: command='sleep 0.1', column 'mean', n=1)"
 }
 
+@test "hyperfine's and pytest-benchmark's JSON are read as rows of their runs, so --compare tests them" {
+  # hyperfine --export-json: per-run times per command, a quote escaped.
+  printf '{\n "results": [\n  {"command": "sleep 0.1", "mean": 0.1012, "times": [0.1011, 0.1020, 0.1005, 0.1009, 0.1015], "exit_codes": [0, 0, 0, 0, 0]},\n  {"command": "sleep \\"0.12\\"", "times": [0.1211, 0.1220, 0.1205, 0.1209, 0.1215]}\n ]\n}\n' > "$TMP/hf.json"
+  run sh -c "bench-summarize --compare 'command=sleep 0.1' --format table '$TMP/hf.json' | tail -n 1"
+  assert_status 0
+  assert_output "command=sleep \"0.12\" vs command=sleep 0.1: time_s 1.1976x [1.1885, 1.2069] slower (p = 1.3e-11, Welch)"
+  # pytest-benchmark --benchmark-json with --benchmark-save-data: rounds.
+  printf '{"benchmarks": [{"name": "test_fast", "stats": {"mean": 0.0012, "data": [0.0011, 0.0012, 0.0013, 0.0012]}}, {"name": "test_slow", "stats": {"data": [0.0021, 0.0022, 0.0023, 0.0022]}}]}' > "$TMP/pb.json"
+  run sh -c "bench-summarize --by name --columns name,column,n,mean --format csv '$TMP/pb.json'"
+  assert_status 0
+  assert_output "name,column,n,mean
+test_fast,time_s,4,0.0012
+test_slow,time_s,4,0.0022"
+  # Without the rounds: refused, saying why.
+  printf '{"benchmarks": [{"name": "test_fast", "stats": {"mean": 0.0012, "rounds": 4}}]}' > "$TMP/pb-stats.json"
+  run bench-summarize "$TMP/pb-stats.json"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/pb-stats.json: pytest-benchmark's JSON has only summary statistics, no per-round times (benchmarks[].stats.data), and no interval can come from those: run it with --benchmark-save-data"
+  run bench-summarize <<<'{"results": [1, ]}'
+  assert_status 65
+  assert_output "bench-summarize: stdin: line 1: malformed JSON: not a JSON value"
+  run bench-summarize <<<'{"rows": []}'
+  assert_status 65
+  assert_output "bench-summarize: stdin: JSON, but neither hyperfine's (\"results\") nor pytest-benchmark's (\"benchmarks\"); give bench-summarize CSV"
+}
+
 @test "a regression gate: exit 1 when worse beyond the tolerance, 0 within it, 65 when it cannot judge" {
   { echo "arm,ms"; for v in 10.0 10.1 9.9 10.0 10.2 9.8; do echo "a,$v"; echo "b,$v"; done; } > "$TMP/base.csv"
   { echo "arm,ms"; for v in 11.0 11.1 10.9 11.0 11.2 10.8; do echo "a,$v"; done
