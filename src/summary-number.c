@@ -41,7 +41,14 @@ summary_number_shortest (double x, char *buf, size_t size)
       snprintf (buf, size, "%.17g", x);
       return;
     }
-  int bad = 0, good = 17;
+  /* Computed statistics need 16 or 17 digits, data 15 or fewer: try 15
+     first, then bisect below it or step up.  */
+  int bad = 0, good = 15;
+  if (!round_trips (x, 15, try, sizeof try))
+    {
+      bad = 15;
+      good = round_trips (x, 16, try, sizeof try) ? 16 : 17;
+    }
   while (good - bad > 1)
     {
       int mid = (bad + good) / 2;
@@ -53,7 +60,7 @@ summary_number_shortest (double x, char *buf, size_t size)
   /* Below the bisection's answer a precision may still read back where
      the decimal rounding is uneven (near a power of 2): step down while
      it does.  */
-  while (good > 1 && round_trips (x, good - 1, try, sizeof try))
+  while (good > 1 && good <= 15 && round_trips (x, good - 1, try, sizeof try))
     good--;
   round_trips (x, good, try, sizeof try);
   snprintf (buf, size, "%s", try);
