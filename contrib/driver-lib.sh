@@ -51,6 +51,19 @@ drv_option() {
   esac
 }
 
+# drv_rank: this process's rank as the consumers read it from the
+# launcher's variables (arena-consume --print-rank: the one table of them,
+# launcher.c), into drv_launcher (none, torchrun, openmpi, mpich, slurm),
+# drv_rank_id, drv_local_rank, drv_world_size and drv_local_world_size
+# (empty where the launcher did not say).  Variables that disagree exit
+# 64 with arena-consume's message.
+drv_rank() {
+  local line
+  line=$(arena-consume --print-rank) || exit 64
+  IFS='|' read -r drv_launcher drv_rank_id drv_local_rank drv_world_size drv_local_world_size \
+    < <(printf '%s\n' "$line" | awk '{ for (i = 1; i <= NF; i++) { sub(/^[a-z_]*=/, "", $i); printf "%s%s", $i, (i < NF ? "|" : "\n") } }')
+}
+
 # drv_operands "$@": the drivers take options only.
 drv_operands() { [ $# -eq 0 ] || drv_die "extra operand '$1'"; }
 

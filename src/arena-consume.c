@@ -2,8 +2,10 @@
    handle rows name, release it, print receipts. */
 #include "system.h"
 #include "clock.h"
+#include "compute-step.h"
 #include "consumer.h"
 #include "die.h"
+#include "launcher.h"
 #include "options.h"
 
 #include <fcntl.h>
@@ -60,7 +62,7 @@ struct cpu_sink
 
 /* Page-lock with mlock(2): the CPU analogue of cudaHostRegister.  */
 static bool
-cpu_pin (void *context, struct arena *arena, uint64_t *pin_ns, char *why, size_t why_size)
+cpu_pin (void *context UNUSED, struct arena *arena, uint64_t *pin_ns, char *why, size_t why_size)
 {
   uint64_t start = clock_now_ns ();
   if (mlock (arena->base, arena->map_bytes) != 0)
@@ -74,7 +76,7 @@ cpu_pin (void *context, struct arena *arena, uint64_t *pin_ns, char *why, size_t
 }
 
 static void
-cpu_unpin (void *context, struct arena *arena)
+cpu_unpin (void *context UNUSED, struct arena *arena)
 {
   munlock (arena->base, arena->map_bytes);
 }
@@ -147,9 +149,18 @@ cpu_process (void *context, struct consumer *consumer, const struct consumer_ite
     }
   if (sink->save_dir)
     save_leaves (sink, item);
-  consumer_release (consumer, item);
-  if (consumer_tracing (consumer))
+  consumer_release (item);
+  bool tracing = consumer_tracing (consumer);
+  if (tracing)
     result.stages.at[TRACE_RELEASE] = clock_now_ns ();
+  /* --compute-us: the step, once the slot is back with the producer, as
+     a trainer computes on a batch already copied.  */
+  compute_step_spin ();
+  /* Done once released (and stepped).  With nothing but a check before
+     the release, the check's end stands for it: a release is a few
+     stores, a clock read a tenth of a 4 KiB item's whole cost.  */
+  if (sink->verify && !sink->save_dir && !tracing && !compute_step_us ())
+    result.done_ns = result.stages.at[TRACE_CHECK_END];
   consumer_complete (consumer, item, &result);
 }
 
@@ -184,6 +195,17 @@ main (int argc, char **argv)
       if (strlen (cpu.save_dir) > PATH_MAX - SAVE_NAME_MAX)
         die (EXIT_USAGE, 0, "--save-dir: %s: too long: the names of the files in it "
              "would exceed PATH_MAX (%d bytes)", quote (cpu.save_dir), PATH_MAX);
+    }
+
+  /* Under a launcher: this rank's share of the host's CPUs, and its
+     identity line.  */
+  char cpus[256], detail[300];
+  launcher_set_device ("cpu");
+  if (launcher_present (launcher_self ()))
+    {
+      launcher_bind_cpus (cpus, sizeof cpus);
+      snprintf (detail, sizeof detail, "CPUs %s", cpus);
+      launcher_announce (detail);
     }
 
   const struct consumer_sink sink = {

@@ -7,6 +7,7 @@
 #include "arena-layout.h"
 #include "arena-sync.h"
 #include "clock.h"
+#include "work-share.h"
 
 #include <inttypes.h>
 
@@ -123,7 +124,8 @@ uint64_t
 arena_produced_count (const struct arena *arena)
 {
   uint64_t produced = atomic_load (&arena->header->produced);
-  uint64_t announced = arena->id.items * arena->id.epochs;
+  uint64_t announced = work_share_arena_items (arena->id.share, arena->id.workers,
+                                               arena->id.items, arena->id.epochs);
   return produced < announced ? produced : announced;
 }
 

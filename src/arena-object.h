@@ -14,8 +14,9 @@
 #include "payload.h"
 
 #define ARENA_MAGIC UINT64_C (0x31304e4552414241)   /* the bytes "ABAREN01" */
-/* 3: the header says what every item is (size_bytes, dtype, kind).  */
-#define ARENA_VERSION 3
+/* 3: the header says what every item is (size_bytes, dtype, kind).
+   4: and how the run's workers share each epoch's items (share).  */
+#define ARENA_VERSION 4
 #define ARENA_NAME_PREFIX "/arenabench."
 #define ARENA_SLOT_TABLE 256
 #define ARENA_ALIGN 64
@@ -27,6 +28,14 @@
 enum arena_backend { ARENA_POOL, ARENA_RING, ARENA_BACKEND_COUNT };
 
 enum { ARENA_FLAG_PIN = 1 };
+
+/* How a run's workers divide each epoch's WORKERS * ITEMS items.  STATIC:
+   worker W fills the epoch's W-th block of ITEMS sequences, so a slow
+   worker sets the epoch's end.  PULL: every worker claims the epoch's
+   next sequence from one shared counter as it comes free, so an arena
+   holds any number of the epoch's items (and a worker may fill none).
+   STATIC is 0: rows and headers that do not say are static.  */
+enum arena_share { ARENA_SHARE_STATIC, ARENA_SHARE_PULL, ARENA_SHARE_COUNT };
 
 /* Bits of header->state.  */
 enum
@@ -62,7 +71,7 @@ struct arena_header
   uint32_t worker;
   uint32_t workers;
   uint32_t epochs;
-  uint32_t reserved1;
+  uint32_t share;               /* enum arena_share */
   /* What every item is: rows must describe it the same way.  */
   uint64_t size_bytes;
   uint32_t dtype;               /* enum payload_dtype */
@@ -98,7 +107,8 @@ struct arena_identity
 {
   uint64_t run_id;
   uint32_t worker, workers, epochs;
-  uint64_t items;
+  uint64_t items;               /* per worker per epoch, as announced */
+  enum arena_share share;
   uint64_t size_bytes;
   enum payload_dtype dtype;
   enum payload_kind kind;

@@ -11,6 +11,7 @@
 #include "machine.h"
 #include "options.h"
 #include "payload.h"
+#include "work-share.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -22,7 +23,7 @@ enum
 {
   OPT_BACKEND = OPTION_FIRST_PRIVATE, OPT_SIZE, OPT_ITEMS, OPT_EPOCHS, OPT_WORKERS,
   OPT_SLOTS, OPT_DTYPE, OPT_KIND, OPT_PIN, OPT_TIMEOUT, OPT_FILL,
-  OPT_FILL_RATE, OPT_FILL_CHUNK, OPT_CPU_LIST, OPT_NUMA_NODE, OPT_SWEEP,
+  OPT_FILL_RATE, OPT_FILL_CHUNK, OPT_CPU_LIST, OPT_NUMA_NODE, OPT_SWEEP, OPT_SHARE,
 };
 
 static const struct option long_options[] = {
@@ -42,6 +43,7 @@ static const struct option long_options[] = {
   { "cpu-list", required_argument, NULL, OPT_CPU_LIST },
   { "numa-node", required_argument, NULL, OPT_NUMA_NODE },
   { "sweep", no_argument, NULL, OPT_SWEEP },
+  { "share", required_argument, NULL, OPT_SHARE },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -56,9 +58,13 @@ shared-memory arenas and print one CSV handle row per item on stdout.\n\
 \n\
   --backend pool|ring   fixed slots, or a FIFO byte ring (default pool)\n\
   --size SIZE           bytes per item, e.g. 4096, 64K, 8MiB (default 8MiB)\n\
-  --items N             items per worker per epoch (default 64)\n\
+  --items N             items per worker per epoch (default 64): an epoch is\n\
+                        W x N items\n\
   --epochs E            epochs (default 1); a consumer can skip warm-up epochs\n\
   --workers W           producer processes, one arena each (default 1)\n\
+  --share pull|static   pull: each worker claims the epoch's next item as it\n\
+                        comes free, so a slow worker fills fewer (default);\n\
+                        static: worker w fills the epoch's w-th N items\n\
   --slots S             items an arena holds at once (default 4)\n\
   --dtype fp32|fp16|uint8  element type (default fp32)\n\
   --kind tensor|nested  one leaf, or three leaves (default tensor)\n\
@@ -67,8 +73,10 @@ shared-memory arenas and print one CSV handle row per item on stdout.\n\
   --fill MODE           how payloads are written: auto, cached or streaming\n\
                         (default auto: non-temporal stores for leaves of\n\
                         1 MiB and more)\n\
-  --fill-rate RATE      bytes per second each worker writes at most, e.g. 2GB\n\
-                        (default 0: no limit)\n\
+  --fill-rate RATE[,RATE]...  bytes per second each worker writes at most,\n\
+                        e.g. 2GB (default 0: no limit); a list gives worker\n\
+                        w the w-th, the last to the rest: 200MB,0 slows\n\
+                        worker 0 alone\n\
   --fill-chunk SIZE     bytes written between looks at the rate (default 256K)\n\
   --cpu-list LIST       bind worker W to the W-th CPU of LIST, e.g. 0-3,8\n\
   --numa-node N         place the arenas' pages on NUMA node N, and run the\n\
@@ -92,7 +100,8 @@ struct produce_config
   uint64_t timeout_ns;
   double timeout_s;
   enum payload_store store;
-  uint64_t fill_rate, fill_chunk;
+  uint64_t *fill_rates, fill_chunk;
+  size_t nfill_rates;
   int *cpus;
   size_t ncpus;
   int numa_node;                /* -1: wherever the kernel puts them */
@@ -104,6 +113,7 @@ static pid_t *worker_pids;
 static uint32_t worker_count;
 static int my_worker = -1;          /* in a worker: its index */
 static struct epoch_barrier *epoch_barrier;   /* shared by the workers */
+static struct work_claims *work_claims;       /* --share pull: shared by the workers */
 
 static void
 unlink_all (void)
@@ -280,6 +290,19 @@ check_numa_node (const struct produce_config *cfg)
     }
 }
 
+/* The sequence of this worker's item number INDEX of the epoch whose
+   sequences are [FIRST, FIRST + COUNT): its own block's next (static), or
+   the next nobody has claimed (pull).  False when the epoch is spent.  */
+static bool
+next_item (const struct produce_config *cfg, uint64_t first, uint64_t count, uint64_t index,
+           uint64_t *sequence)
+{
+  if (cfg->run.share == ARENA_SHARE_PULL)
+    return work_claims_next (work_claims, first + count, sequence);
+  *sequence = first + index;
+  return index < count;
+}
+
 static void
 run_worker (uint32_t worker, const struct produce_config *cfg)
 {
@@ -289,7 +312,8 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
   payload_layout_init (&row.layout, cfg->run.size_bytes, cfg->run.dtype, cfg->run.kind);
   struct csv_line line = { 0 };
   struct fill_pace pace;
-  fill_pace_init (&pace, cfg->fill_rate, cfg->fill_chunk);
+  fill_pace_init (&pace, fill_pace_rate_of (cfg->fill_rates, cfg->nfill_rates, worker),
+                  cfg->fill_chunk);
   int cpu = cfg->ncpus ? cfg->cpus[worker % cfg->ncpus] : -1;
   if (cpu >= 0 && (errno = fill_pace_bind (cpu)))
     die (EXIT_OSERR, errno, "worker %" PRIu32 ": cannot bind to CPU %d", worker, cpu);
@@ -308,10 +332,19 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
     {
       if (epoch > 0)
         end_epoch (worker, epoch - 1, cfg);
-      for (uint64_t index = 0; index < cfg->run.items; index++)
+      uint64_t first, count;
+      work_share_range (cfg->run.share, cfg->run.workers, cfg->run.items, worker, epoch,
+                        &first, &count);
+      row.epoch = epoch;
+      /* The next item is claimed before the current one is published, so
+         that a worker always knows when it publishes its last: a
+         consumer that has released it then knows the arena is finished
+         without waiting for arena_finish (a long-lived consumer unmaps
+         it before its next row).  */
+      uint64_t index = 0;
+      bool have = next_item (cfg, first, count, index, &row.sequence);
+      while (have)
         {
-          row.epoch = epoch;
-          row.sequence = ((uint64_t) epoch * cfg->run.workers + worker) * cfg->run.items + index;
           enum arena_status st = arena_reserve (arena, row.layout.bytes, cfg->timeout_ns,
                                                 STDOUT_FILENO, &row.handle);
           if (st != ARENA_OK)
@@ -320,12 +353,14 @@ run_worker (uint32_t worker, const struct produce_config *cfg)
           fill_pace_fill (&pace, &row.layout, row.sequence, arena->base + row.handle.offset,
                           cfg->store);
           row.gen_ns = clock_now_ns () - row.fill_start_ns;
+          uint64_t next = 0;
+          have = next_item (cfg, first, count, ++index, &next);
           struct arena_item item = { .sequence = row.sequence, .epoch = epoch };
-          arena_publish (arena, &row.handle, &item,
-                         epoch + 1 == cfg->run.epochs && index + 1 == cfg->run.items);
+          arena_publish (arena, &row.handle, &item, !have && epoch + 1 == cfg->run.epochs);
           row.row_ns = clock_now_ns ();
           handle_row_format (&line, &row);
           write_row (worker, &line, row.gen_ns, row.row_ns);
+          row.sequence = next;
         }
     }
   send_held_rows (worker);
@@ -423,7 +458,8 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
 {
   *cfg = (struct produce_config) {
     .run = { .backend = ARENA_POOL, .size_bytes = 8 << 20, .dtype = DTYPE_FP32,
-             .kind = KIND_TENSOR, .workers = 1, .slots = 4, .items = 64, .epochs = 1 },
+             .kind = KIND_TENSOR, .workers = 1, .slots = 4, .items = 64, .epochs = 1,
+             .share = ARENA_SHARE_PULL },
     .timeout_s = 60,
     .numa_node = -1,
   };
@@ -465,7 +501,8 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
         cfg->store = options_choice ("--fill", optarg, payload_store_names);
         break;
       case OPT_FILL_RATE:
-        cfg->fill_rate = fill_pace_parse_rate ("--fill-rate", optarg);
+        free (cfg->fill_rates);
+        cfg->nfill_rates = fill_pace_parse_rates ("--fill-rate", optarg, &cfg->fill_rates);
         break;
       case OPT_FILL_CHUNK:
         cfg->fill_chunk = fill_pace_parse_chunk ("--fill-chunk", optarg);
@@ -479,6 +516,9 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
         break;
       case OPT_SWEEP:
         cfg->sweep = true;
+        break;
+      case OPT_SHARE:
+        cfg->run.share = options_choice ("--share", optarg, work_share_names);
         break;
       default:
         options_common (c, usage);
@@ -515,8 +555,8 @@ main (int argc, char **argv)
   payload_layout_init (&layout, cfg.run.size_bytes, cfg.run.dtype, cfg.run.kind);
   struct arena_identity id = {
     .run_id = arena_new_run_id (), .workers = cfg.run.workers, .epochs = cfg.run.epochs,
-    .items = cfg.run.items, .size_bytes = cfg.run.size_bytes, .dtype = cfg.run.dtype,
-    .kind = cfg.run.kind,
+    .items = cfg.run.items, .share = cfg.run.share, .size_bytes = cfg.run.size_bytes,
+    .dtype = cfg.run.dtype, .kind = cfg.run.kind,
   };
   for (uint32_t w = 0; w < worker_count; w++)
     {
@@ -550,6 +590,8 @@ main (int argc, char **argv)
 
   if (cfg.run.epochs > 1 && !(epoch_barrier = epoch_barrier_create (worker_count)))
     die (EXIT_OSERR, errno, "cannot map the workers' epoch barrier");
+  if (cfg.run.share == ARENA_SHARE_PULL && !(work_claims = work_claims_create ()))
+    die (EXIT_OSERR, errno, "cannot map the workers' item counter");
   start_workers (&cfg);
   int result = wait_workers ();
   unlink_all ();

@@ -77,8 +77,9 @@ arena_header_problem (const struct arena_header *h, uint64_t size)
       || hb != h->header_bytes || cap != h->capacity || sb != h->slot_bytes)
     return "header sizes do not match the object's size";
   if (h->workers == 0 || h->workers > ARENA_MAX_WORKERS || h->worker >= h->workers
-      || h->epochs == 0 || h->epochs > ARENA_MAX_EPOCHS || h->items == 0)
-    return "bad workers, epochs or items in header";
+      || h->epochs == 0 || h->epochs > ARENA_MAX_EPOCHS || h->items == 0
+      || h->share >= ARENA_SHARE_COUNT)
+    return "bad workers, epochs, items or share in header";
   if (h->size_bytes == 0 || h->size_bytes > PAYLOAD_MAX_SIZE || h->dtype >= DTYPE_COUNT
       || h->kind >= KIND_COUNT)
     return "bad size_bytes, dtype or kind in header";
@@ -153,7 +154,8 @@ keep_geometry (struct arena *arena, const struct arena_header *h)
   arena->flags = h->flags;
   arena->id = (struct arena_identity) {
     .run_id = h->run_id, .worker = h->worker, .workers = h->workers,
-    .epochs = h->epochs, .items = h->items, .size_bytes = h->size_bytes,
+    .epochs = h->epochs, .items = h->items, .share = (enum arena_share) h->share,
+    .size_bytes = h->size_bytes,
     .dtype = (enum payload_dtype) h->dtype, .kind = (enum payload_kind) h->kind,
   };
 }
@@ -168,8 +170,8 @@ arena_format (struct arena *arena, void *base, uint64_t total, enum arena_backen
     .version = ARENA_VERSION, .backend = backend, .slot_count = slots,
     .flags = pin ? ARENA_FLAG_PIN : 0, .producer_pid = getpid (),
     .run_id = id->run_id, .worker = id->worker, .workers = id->workers,
-    .epochs = id->epochs, .items = id->items, .size_bytes = id->size_bytes,
-    .dtype = id->dtype, .kind = id->kind,
+    .epochs = id->epochs, .items = id->items, .share = id->share,
+    .size_bytes = id->size_bytes, .dtype = id->dtype, .kind = id->kind,
   };
   arena_size (backend, item_bytes, slots, &image.header_bytes, &image.capacity,
               &image.slot_bytes);

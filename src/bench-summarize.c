@@ -8,6 +8,7 @@
 #include "rng.h"
 #include "summarize.h"
 #include "summary-output.h"
+#include "summary-reduce.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -19,7 +20,7 @@ enum
   OPT_CI_STAT, OPT_CONFIDENCE, OPT_RESAMPLES, OPT_SEED, OPT_PERCENTILES,
   OPT_FORMAT, OPT_PLOT, OPT_STRICT, OPT_BASELINE, OPT_FAIL_IF_WORSE, OPT_LOG_SCALE,
   OPT_FAMILY_WISE, OPT_RANK, OPT_PAIRED, OPT_HIGHER, OPT_LOWER,
-  OPT_COLUMNS,
+  OPT_COLUMNS, OPT_REDUCE,
 };
 
 static const struct option long_options[] = {
@@ -45,6 +46,7 @@ static const struct option long_options[] = {
   { "higher-is-better", required_argument, NULL, OPT_HIGHER },
   { "lower-is-better", required_argument, NULL, OPT_LOWER },
   { "columns", required_argument, NULL, OPT_COLUMNS },
+  { "reduce", required_argument, NULL, OPT_REDUCE },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -103,7 +105,12 @@ concatenated.\n\
   --columns COLS         output only these columns, in this order (group\n\
                            columns too: e.g. arm,column,n,mean,ci_low,ci_high)\n\
   --plot                 add a ministat-style plot per column (table format)\n\
-  --strict               missing, infinite and text cells are errors\n"
+  --strict               missing, infinite and text cells are errors\n\
+  --reduce RULE          per-rank rows (a 'rank' column) to one value per\n\
+                           group and --value column: sum, min, mean, max or\n\
+                           slowest (a rate: the slowest rank's x ranks; a\n\
+                           time: the slowest rank's), beside every rank's\n\
+                           line and the rank that set it\n"
          OPTIONS_HELP_DESCRIPTION "\
 \n\
 Exit status: 0 success, 1 a --fail-if-worse column regressed, 64 bad option\n\
@@ -123,6 +130,32 @@ check_pair (const char *option, const char *text, char separator, const char *sh
     die (EXIT_USAGE, 0, "%s: expected %s, got %s", option, shape, quote (text));
 }
 
+/* --reduce: its own output (summary-reduce.h); the statistics' options
+   (OTHERS) do not apply.  */
+static int
+reduce_main (int rule, struct summarize_options *options, int format, bool others,
+             char **paths, size_t npaths)
+{
+  if (others || options->nratio || options->compare || options->baseline || options->paired
+      || options->strict || options->log_scale || (format >= 0 && format != SUMMARY_CSV
+                                                    && format != SUMMARY_TABLE))
+    die (EXIT_USAGE, 0, "--reduce: takes --by, --value, --higher-is-better, "
+         "--lower-is-better and --format csv or table only");
+  struct summary_reduce_options o = {
+    .rule = rule, .by = options->by, .nby = options->nby,
+    .value = options->value, .nvalue = options->nvalue,
+    .higher = options->higher, .nhigher = options->nhigher,
+    .lower = options->lower, .nlower = options->nlower,
+    .table = format < 0 ? isatty (STDOUT_FILENO) : format == SUMMARY_TABLE,
+  };
+  int status = summary_reduce_run (stdout, &o, paths, npaths);
+  options_list_free (options->by, options->nby);
+  options_list_free (options->value, options->nvalue);
+  options_list_free (options->higher, options->nhigher);
+  options_list_free (options->lower, options->nlower);
+  return status;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -140,6 +173,7 @@ main (int argc, char **argv)
   struct gate *gates = NULL;
   size_t ngates = 0;
   enum gate_family family = GATE_FAMILY_NONE;
+  int reduce = -1;
 
   int c;
   while ((c = getopt_long (argc, argv, "", long_options, NULL)) != -1)
@@ -226,12 +260,20 @@ main (int argc, char **argv)
       case OPT_FAMILY_WISE:
         family = options_choice ("--family-wise", optarg, gate_family_names);
         break;
+      case OPT_REDUCE:
+        reduce = options_choice ("--reduce", optarg, summary_reduce_names);
+        break;
       case OPT_LOG_SCALE:
         options.log_scale = config.log_scale = true;
         break;
       default:
         options_common (c, usage);
       }
+
+  if (reduce >= 0)
+    return reduce_main (reduce, &options, format, plot || ngates || config.columns
+                        || percentiles_given || family != GATE_FAMILY_NONE
+                        || config.rank, argv + optind, (size_t) (argc - optind));
 
   if (!percentiles_given)
     npercentiles = options_list ("--percentiles", "5,95", &percentile_items);

@@ -3,8 +3,10 @@
 #include "system.h"
 #include "consumer-receipts.h"
 #include "close-stdout.h"
+#include "compute-step.h"
 #include "consumer-machine.h"
 #include "die.h"
+#include "launcher.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -183,6 +185,24 @@ RUN_MACHINE (thp)
 RUN_MACHINE (thp_shmem)
 RUN_MACHINE (governor)
 
+static void
+run_share (struct csv_line *line, const void *row)
+{
+  put_str (line, RUN (row)->share);
+}
+
+static void
+run_producer_items (struct csv_line *line, const void *row)
+{
+  put_str (line, RUN (row)->producer_items);
+}
+
+static void
+run_producer_fill_us (struct csv_line *line, const void *row)
+{
+  put_str (line, RUN (row)->producer_fill_us);
+}
+
 /* A run report's columns after the configuration; the sink names the
    page-lock time column.  */
 static const struct csv_column run_common[] = {
@@ -202,10 +222,78 @@ static const struct csv_column run_common[] = {
   { "producer_cpus", run_producer_cpus }, { "producer_numa", run_producer_numa },
   { "consumer_cpus", run_consumer_cpus }, { "consumer_numa", run_consumer_numa },
   { "thp", run_thp }, { "thp_shmem", run_thp_shmem }, { "governor", run_governor },
+  { "share", run_share },
+  { "producer_items", run_producer_items }, { "producer_fill_us", run_producer_fill_us },
 };
 
-/* One table of the common columns, then SINK's: the same for the header
-   and every row.  */
+/* Who wrote the row, at the end of every row, an item's or a run's:
+   the rank the launcher gave (empty: it did not say), the host and the
+   device fed.  */
+static void
+put_rank_field (struct csv_line *line, long value)
+{
+  csv_line_count (line, value == LAUNCHER_UNKNOWN ? CSV_NONE : (uint64_t) value);
+}
+
+#define RANK_FIELD(name) \
+  static void rank_##name (struct csv_line *line, const void *row UNUSED) \
+  { put_rank_field (line, launcher_self ()->name); }
+RANK_FIELD (rank)
+RANK_FIELD (local_rank)
+RANK_FIELD (world_size)
+
+static void
+rank_host (struct csv_line *line, const void *row UNUSED)
+{
+  csv_line_str (line, launcher_self ()->host);
+}
+
+static void
+rank_device (struct csv_line *line, const void *row UNUSED)
+{
+  put_str (line, *launcher_self ()->device ? launcher_self ()->device : NULL);
+}
+
+static const struct csv_column rank_table[] = {
+  { "rank", rank_rank }, { "local_rank", rank_local_rank }, { "world_size", rank_world_size },
+  { "host", rank_host }, { "device", rank_device },
+  { NULL, NULL },
+};
+
+/* --compute-us and AU (compute-step.h): empty without a step, and in
+   rows that are no pipeline's run (--calibrate's, without a machine).  */
+static bool
+stepped (const void *row)
+{
+  return compute_step_us () && RUN (row)->machine;
+}
+
+static void
+run_compute_us (struct csv_line *line, const void *row)
+{
+  csv_line_count (line, stepped (row) ? compute_step_us () : CSV_NONE);
+}
+
+static void
+run_compute_s (struct csv_line *line, const void *row)
+{
+  csv_line_fixed (line, stepped (row) ? (double) RUN (row)->items * compute_step_us () / 1e6
+                  : NAN, 6);
+}
+
+static void
+run_au (struct csv_line *line, const void *row)
+{
+  csv_line_fixed (line, stepped (row) ? compute_step_au (RUN (row)->items, RUN (row)->seconds)
+                  : NAN, 4);
+}
+
+static const struct csv_column run_tail[] = {
+  { "compute_us", run_compute_us }, { "compute_s", run_compute_s }, { "au", run_au },
+};
+
+/* One table of the common columns, then SINK's, then the rank's and AU:
+   the same for the header and every row.  */
 static const struct csv_column *
 run_table (const struct consumer_sink *sink)
 {
@@ -215,10 +303,11 @@ run_table (const struct consumer_sink *sink)
   if (table_sink == sink)
     return table;
   size_t nconfig = ARRAY_SIZE (config_table) - 1, ncommon = ARRAY_SIZE (run_common), nextra = 0;
+  size_t nrank = ARRAY_SIZE (rank_table) - 1, ntail = ARRAY_SIZE (run_tail);
   while (sink->run_columns && sink->run_columns[nextra].name)
     nextra++;
   free (table);
-  table = xcalloc (nconfig + ncommon + nextra + 1, sizeof *table);
+  table = xcalloc (nconfig + ncommon + nextra + nrank + ntail + 1, sizeof *table);
   memcpy (table, config_table, nconfig * sizeof *table);
   memcpy (table + nconfig, run_common, sizeof run_common);
   for (size_t i = nconfig; i < nconfig + ncommon; i++)
@@ -226,6 +315,8 @@ run_table (const struct consumer_sink *sink)
       table[i].name = sink->pin_column;
   if (nextra)
     memcpy (table + nconfig + ncommon, sink->run_columns, nextra * sizeof *table);
+  memcpy (table + nconfig + ncommon + nextra, rank_table, nrank * sizeof *table);
+  memcpy (table + nconfig + ncommon + nextra + nrank, run_tail, sizeof run_tail);
   table_sink = sink;
   return table;
 }
@@ -240,6 +331,7 @@ consumer_receipts_header (struct csv_line *line, const struct consumer_sink *sin
       csv_columns_header (line, item_table);
       if (sink->item_columns)
         csv_columns_header (line, sink->item_columns);
+      csv_columns_header (line, rank_table);
     }
   else
     csv_columns_header (line, run_table (sink));
@@ -254,6 +346,7 @@ consumer_receipts_item (struct csv_line *line, const struct consumer_sink *sink,
   csv_columns_row (line, item_table, r);
   if (sink->item_columns)
     csv_columns_row (line, sink->item_columns, r);
+  csv_columns_row (line, rank_table, r);
   put_line (line);
 }
 

@@ -3,6 +3,7 @@
 #include "consumer-sources.h"
 #include "die.h"
 #include "machine.h"
+#include "work-share.h"
 
 #include <inttypes.h>
 
@@ -114,11 +115,12 @@ sources_attach (struct sources *sources, const struct handle_row *row, size_t li
     die (EXIT_DATAERR, 0, "line %zu: arena %s: backend, pinned or slots differ from its header",
          line, quote (row->arena));
   if (a->id.worker != row->worker || a->id.workers != row->config.workers
-      || a->id.items != row->config.items || a->id.epochs != row->config.epochs)
-    die (EXIT_DATAERR, 0, "line %zu: arena %s: worker, workers, items or epochs differ "
+      || a->id.items != row->config.items || a->id.epochs != row->config.epochs
+      || a->id.share != row->config.share)
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: worker, workers, items, epochs or share differ "
          "from its header (worker %" PRIu32 " of %" PRIu32 ", %" PRIu64 " items, %" PRIu32
-         " epochs)", line, quote (row->arena), a->id.worker, a->id.workers, a->id.items,
-         a->id.epochs);
+         " epochs, share %s)", line, quote (row->arena), a->id.worker, a->id.workers,
+         a->id.items, a->id.epochs, work_share_names[a->id.share]);
   /* The row's leaves and bytes follow from these (handle_row_parse), so
      a row that agrees here describes every item as its producer wrote it. */
   if (a->id.size_bytes != row->config.size_bytes || a->id.dtype != row->config.dtype
@@ -128,6 +130,69 @@ sources_attach (struct sources *sources, const struct handle_row *row, size_t li
          a->id.size_bytes, payload_dtypes[a->id.dtype].name, payload_kind_names[a->id.kind]);
   s->config = row->config;
   return s;
+}
+
+/* The sequences a run announced over all its epochs.  */
+static uint64_t
+run_items (const struct arena_identity *id)
+{
+  return work_share_arena_items (ARENA_SHARE_PULL, id->workers, id->items, id->epochs);
+}
+
+static struct pull_run *
+pull_run_find (const struct sources *sources, uint64_t run_id)
+{
+  for (size_t i = 0; i < sources->npull; i++)
+    if (sources->pull_runs[i].run_id == run_id)
+      return &sources->pull_runs[i];
+  return NULL;
+}
+
+static struct pull_run *
+pull_run_of (struct sources *sources, const struct arena_identity *id)
+{
+  struct pull_run *r = pull_run_find (sources, id->run_id);
+  if (r)
+    return r;
+  if (sources->npull == sources->pull_size)
+    {
+      sources->pull_size = sources->pull_size ? 2 * sources->pull_size : 4;
+      sources->pull_runs = xreallocarray (sources->pull_runs, sources->pull_size,
+                                          sizeof *sources->pull_runs);
+    }
+  r = &sources->pull_runs[sources->npull++];
+  *r = (struct pull_run) { .run_id = id->run_id, .id = *id };
+  return r;
+}
+
+static void
+pull_run_forget (struct sources *sources, uint64_t run_id)
+{
+  struct pull_run *r = pull_run_find (sources, run_id);
+  if (!r)
+    return;
+  sequence_ledger_free (&r->ledger);
+  *r = sources->pull_runs[--sources->npull];
+}
+
+void
+sources_count_item (struct sources *sources, struct source *s, const struct handle_row *row,
+                    size_t line)
+{
+  /* A worker fills its items in sequence order, static or pulling: a
+     sequence again or going back is a replayed or forged row.  */
+  if (s->items && row->sequence <= s->last_sequence)
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: sequence %" PRIu64 " after sequence %" PRIu64
+         ": a worker's sequences only grow (a replayed or forged row)", line,
+         quote (row->arena), row->sequence, s->last_sequence);
+  s->last_sequence = row->sequence;
+  if (s->arena.id.share != ARENA_SHARE_PULL)
+    return;
+  struct pull_run *r = pull_run_of (sources, &s->arena.id);
+  if (!sequence_ledger_mark (&r->ledger, row->sequence))
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: sequence %" PRIu64 " arrived before through "
+         "another arena of its run (an item filled twice, or a replayed row)", line,
+         quote (row->arena), row->sequence);
 }
 
 bool
@@ -198,15 +263,23 @@ run_complete (const struct sources *sources, const struct source *s, struct sour
               size_t *n)
 {
   const struct arena_identity *id = &s->arena.id;
+  bool pull = id->share == ARENA_SHARE_PULL;
   *n = 0;
   for (size_t i = 0; i < sources->nbuckets; i++)
     for (struct source *t = sources->buckets[i]; t; t = t->next)
       if (t->arena.id.run_id == id->run_id)
         {
-          if (!t->finished || t->items != announced_per_worker (id) || *n == id->workers)
+          if (!t->finished || (!pull && t->items != announced_per_worker (id))
+              || *n == id->workers)
             return false;
           run[(*n)++] = t;
         }
+  /* A pulling worker may have filled nothing, and named no arena.  */
+  if (pull)
+    {
+      const struct pull_run *r = pull_run_find (sources, id->run_id);
+      return r && r->ledger.count == run_items (id);
+    }
   if (*n != id->workers)
     return false;
   /* One arena per worker: two claiming one worker leave another missing. */
@@ -254,7 +327,10 @@ sources_let_go (struct sources *sources, void (*before) (void *context),
       struct source **run = xreallocarray (NULL, s->arena.id.workers, sizeof *run);
       size_t n;
       if (run_complete (sources, s, run, &n))
-        forget_run (sources, run, n);
+        {
+          forget_run (sources, run, n);
+          pull_run_forget (sources, run_id);
+        }
       free (run);
       i = 0;
     }
@@ -299,6 +375,34 @@ report_missing (const struct arena_identity *id, uint32_t worker, uint64_t recei
   return total - received;
 }
 
+/* Report the sequences of a pull run that never came, by epoch; returns
+   how many.  LEDGER is NULL when none of its rows came.  */
+static uint64_t
+report_missing_pulled (const struct pull_run *run, const struct arena_identity *id,
+                       unsigned *lines)
+{
+  static const struct sequence_ledger none;
+  const struct sequence_ledger *ledger = run ? &run->ledger : &none;
+  uint64_t per_epoch = id->items * id->workers;
+  for (uint32_t e = 0; e < id->epochs && *lines < MISSING_LINES_MAX; e++)
+    {
+      uint64_t from = per_epoch * e, end = from + per_epoch, first, last;
+      while (*lines < MISSING_LINES_MAX && sequence_ledger_gap (ledger, from, end, &first, &last))
+        {
+          (*lines)++;
+          if (first == last)
+            warn (0, "epoch %" PRIu32 ": sequence %" PRIu64 " missing (1 of the epoch's %"
+                  PRIu64 " items, which any worker could fill)", e, first, per_epoch);
+          else
+            warn (0, "epoch %" PRIu32 ": sequences %" PRIu64 "-%" PRIu64 " missing (%" PRIu64
+                  " of the epoch's %" PRIu64 " items, which any worker could fill)", e, first,
+                  last, last - first + 1, per_epoch);
+          from = last + 1;
+        }
+    }
+  return run_items (id) - ledger->count;
+}
+
 /* A worker with no arena among the rows (killed before its first row, or
    its rows filtered out) is missing too.  */
 void
@@ -338,6 +442,12 @@ sources_check_complete (const struct sources *sources)
       size_t end = i;
       while (end < n && sorted[end]->arena.id.run_id == id->run_id)
         end++;
+      if (id->share == ARENA_SHARE_PULL)
+        {
+          missing += report_missing_pulled (pull_run_find (sources, id->run_id), id, &lines);
+          i = end;
+          continue;
+        }
       size_t k = i;
       for (uint32_t w = 0; w < id->workers; w++)
         {
@@ -383,6 +493,9 @@ sources_free (struct sources *sources, void (*unpin) (void *context, struct sour
       }
   if (abandon)
     return;
+  while (sources->npull)
+    pull_run_forget (sources, sources->pull_runs[0].run_id);
+  free (sources->pull_runs);
   free (sources->buckets);
   free (sources->live);
   free (sources->recent);

@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "handle-row.h"
+#include "sequence-ledger.h"
 
 /* An arena seen in the stream, and what came through it.  */
 struct source
@@ -15,6 +16,7 @@ struct source
   struct arena arena;
   struct run_config config;
   uint64_t items;             /* rows received: generations 1..items */
+  uint64_t last_sequence;     /* the latest row's: a worker's only grow */
   uint64_t pin_ns;
   bool pinned;                /* page-locked: as achieved, not as asked */
   uint64_t shm_bytes;         /* what the object holds in /dev/shm */
@@ -22,6 +24,15 @@ struct source
   int worker_pid;             /* its producer worker (consumer-machine.h) */
   struct source *next;        /* hash chain */
   size_t live_index;          /* in the live list, while mapped */
+};
+
+/* A pull run (work-share.h): which of its sequences arrived, through
+   whichever of its arenas.  */
+struct pull_run
+{
+  uint64_t run_id;
+  struct arena_identity id;
+  struct sequence_ledger ledger;
 };
 
 /* How many names of forgotten arenas are kept, so that a row replayed
@@ -39,6 +50,8 @@ struct sources
   uint64_t forgotten_items;
   char (*recent)[sizeof ((struct arena *) 0)->name];
   size_t recent_next;
+  struct pull_run *pull_runs;   /* pull runs not yet forgotten */
+  size_t npull, pull_size;
 };
 
 /* The source of arena NAME, or NULL when it is new.  Dies (65) when NAME
@@ -49,6 +62,12 @@ struct source *sources_find (struct sources *sources, const char *name, size_t l
    failure with LINE.  */
 struct source *sources_attach (struct sources *sources, const struct handle_row *row,
                                size_t line);
+
+/* Count ROW, the next item of S at input line LINE: its sequence must
+   come after the arena's previous one, and, in a pull run, must not have
+   come through another arena of the run; dies (65) otherwise.  */
+void sources_count_item (struct sources *sources, struct source *s,
+                         const struct handle_row *row, size_t line);
 
 /* Whether every item of S was published and released.  */
 bool source_done (const struct source *s);
@@ -63,8 +82,9 @@ void sources_let_go (struct sources *sources, void (*before) (void *context),
 bool sources_producers_done (const struct sources *sources);
 
 /* End of input: every item of every worker and epoch that the arenas of
-   each run announced must have been received and released exactly once;
-   dies with EXIT_TEMPFAIL naming what is missing.  */
+   each run announced must have been received and released exactly once
+   (in a pull run, every sequence of every epoch, whichever worker filled
+   it); dies with EXIT_TEMPFAIL naming what is missing.  */
 void sources_check_complete (const struct sources *sources);
 
 /* Unmap and free everything: UNPIN (may be NULL) for each pinned arena

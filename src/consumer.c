@@ -6,12 +6,16 @@
 #include "system.h"
 #include "consumer.h"
 #include "clock.h"
+#include "compute-step.h"
 #include "consumer-intake.h"
 #include "consumer-machine.h"
 #include "consumer-receipts.h"
 #include "consumer-sources.h"
 #include "die.h"
+#include "launcher.h"
 #include "machine.h"
+#include "producer-tally.h"
+#include "work-share.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -58,6 +62,7 @@ struct consumer
   unsigned in_sink;           /* a sink call is in progress (not safe to flush) */
   struct consumer_machine machine;
   uint64_t unpin_ns, unpinned_bytes;  /* runs let go before the report */
+  struct producer_tally producers;    /* --report run: measured items by worker */
 };
 
 /* die() runs this: tell every producer we are gone so none waits out its
@@ -113,6 +118,12 @@ consumer_option (int code, const char *arg, struct consumer_options *options)
     case CONSUMER_OPT_TRACE:
       options->trace_path = arg;
       return true;
+    case CONSUMER_OPT_COMPUTE_US:
+      compute_step_set_us ((unsigned) options_uint ("--compute-us", arg, 0, COMPUTE_STEP_US_MAX));
+      return true;
+    case CONSUMER_OPT_PRINT_RANK:
+      launcher_print (stdout, launcher_self ());
+      exit (EXIT_OK);
     default:
       return false;
     }
@@ -141,7 +152,7 @@ same_config (const struct run_config *a, const struct run_config *b)
 {
   return a->backend == b->backend && a->pinned == b->pinned && a->size_bytes == b->size_bytes
     && a->dtype == b->dtype && a->kind == b->kind && a->workers == b->workers
-    && a->slots == b->slots && a->items == b->items;
+    && a->slots == b->slots && a->items == b->items && a->share == b->share;
 }
 
 /* An arena marked for pinning that could not be page-locked: the
@@ -203,7 +214,8 @@ find_source (struct consumer *c, const struct handle_row *row, size_t line)
 }
 
 /* The sequence of the item with generation GENERATION (from 1) of arena
-   S: a producer publishes its items in order, epoch by epoch.  */
+   S of a static run: a producer publishes its items in order, epoch by
+   epoch.  */
 static uint64_t
 sequence_of (const struct source *s, uint64_t generation, uint32_t *epoch)
 {
@@ -220,6 +232,11 @@ check_in_order (const struct source *s, const struct handle_row *row, size_t lin
 {
   if (row->handle.generation == s->items + 1)
     return;
+  if (s->arena.id.share == ARENA_SHARE_PULL)
+    die (EXIT_TEMPFAIL, 0, "line %zu: arena %s: item %" PRIu64 " of worker %" PRIu32
+         " is missing: its item %" PRIu64 " (sequence %" PRIu64 ") came in its place (a row "
+         "was dropped or reordered on the way)", line, quote (row->arena), s->items + 1,
+         row->worker, row->handle.generation, row->sequence);
   uint32_t epoch;
   uint64_t missing = sequence_of (s, s->items + 1, &epoch);
   die (EXIT_TEMPFAIL, 0, "line %zu: worker %" PRIu32 " epoch %" PRIu32 ": sequence %" PRIu64
@@ -428,6 +445,7 @@ on_record (const struct csv_record *record, void *context)
   if (st != ARENA_OK)
     die (EXIT_DATAERR, 0, "line %zu: arena %s: %s", record->line, quote (item.row.arena), reason);
   check_in_order (s, &item.row, record->line);
+  sources_count_item (&c->sources, s, &item.row, record->line);
   s->items++;
   c->items_seen++;
   consumer_machine_item (&c->machine, &s->arena, s->items, &s->worker_pid);
@@ -476,7 +494,7 @@ consumer_release_failed (const struct consumer_item *item, const char *why)
 }
 
 void
-consumer_release (struct consumer *c, const struct consumer_item *item)
+consumer_release (const struct consumer_item *item)
 {
   const char *why;
   if (!consumer_try_release (item, &why))
@@ -529,7 +547,11 @@ consumer_complete (struct consumer *c, const struct consumer_item *item,
   if (done > c->window_end_ns)
     c->window_end_ns = done;
   if (c->options->report != REPORT_ITEMS)
-    return;
+    {
+      producer_tally_add (&c->producers, item->row.config.workers, item->row.worker,
+                          item->row.gen_ns);
+      return;
+    }
 
   print_receipt_header (c);
   struct consumer_item_receipt r = {
@@ -592,6 +614,9 @@ print_run_report (struct consumer *c)
     .unpin_s_per_gib = c->unpinned_bytes
                        ? (double) c->unpin_ns / 1e9 / ((double) c->unpinned_bytes / gib) : NAN,
     .machine = &machine,
+    .share = work_share_names[config->share],
+    .producer_items = producer_tally_items (&c->producers),
+    .producer_fill_us = producer_tally_fill_us (&c->producers),
     .extra = c->sink->run_extra ? c->sink->run_extra (c->sink->context) : NULL,
   };
   consumer_receipts_run (&c->line, c->sink, &r);
@@ -686,5 +711,6 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
   die_set_cleanup (NULL);
   csv_line_free (&c.line);
   consumer_machine_free (&c.machine);
+  producer_tally_free (&c.producers);
   return c.mismatched_items ? EXIT_MISMATCH : EXIT_OK;
 }

@@ -84,6 +84,10 @@ struct consumer_run_receipt
   double unpin_ms, pin_s_per_gib, unpin_s_per_gib;
   /* Where it ran (arenabench(7), "Machine columns"); NULL: empty cells.  */
   const struct consumer_machine_cells *machine;
+  /* How the run's workers shared its epochs (work-share.h), then per
+     producer worker, space-separated: items filled, median fill time per
+     item in us (producer-tally.h); NULL: empty cells.  */
+  const char *share, *producer_items, *producer_fill_us;
   const void *extra;            /* the sink's, for its own columns */
 };
 
@@ -148,6 +152,8 @@ enum
   CONSUMER_OPT_REQUIRE_PIN,
   CONSUMER_OPT_TIMEOUT,
   CONSUMER_OPT_TRACE,
+  CONSUMER_OPT_COMPUTE_US,
+  CONSUMER_OPT_PRINT_RANK,
   CONSUMER_OPT_FIRST_PRIVATE
 };
 
@@ -157,7 +163,9 @@ enum
   { "report", required_argument, NULL, CONSUMER_OPT_REPORT }, \
   { "require-pin", no_argument, NULL, CONSUMER_OPT_REQUIRE_PIN }, \
   { "timeout", required_argument, NULL, CONSUMER_OPT_TIMEOUT }, \
-  { "trace", required_argument, NULL, CONSUMER_OPT_TRACE }
+  { "trace", required_argument, NULL, CONSUMER_OPT_TRACE }, \
+  { "compute-us", required_argument, NULL, CONSUMER_OPT_COMPUTE_US }, \
+  { "print-rank", no_argument, NULL, CONSUMER_OPT_PRINT_RANK }
 
 /* --help lines of --warmup-epochs, --report and --require-pin.  */
 #define CONSUMER_OPTIONS_HELP "\
@@ -170,7 +178,11 @@ enum
                         (default: wait for as long as the input is open)\n\
   --trace FILE          write every item's stages (fill, row, read, copy,\n\
                         check, release) to FILE as Chrome trace-event JSON,\n\
-                        for Perfetto or chrome://tracing\n"
+                        for Perfetto or chrome://tracing\n\
+  --compute-us N        an emulated training step of N microseconds per item\n\
+                        after its check; the run report gives AU, the share\n\
+                        of the measured time spent in steps\n\
+  --print-rank          print the rank the launcher's variables give, and exit\n"
 
 /* Defaults: verify, no warm-up, a receipt per item.  */
 void consumer_options_init (struct consumer_options *options);
@@ -187,7 +199,7 @@ bool consumer_option (int code, const char *arg, struct consumer_options *option
 int consumer_run (const struct consumer_options *options, const struct consumer_sink *sink);
 
 /* The sink is done reading ITEM's bytes: give the space back.  */
-void consumer_release (struct consumer *consumer, const struct consumer_item *item);
+void consumer_release (const struct consumer_item *item);
 
 /* The same for a thread that must not exit (a CUDA host callback): false
    with WHY set when the release was refused; report it later with

@@ -55,7 +55,7 @@ on_field (void *data, size_t len, void *context)
 }
 
 static void
-on_record (int terminator, void *context)
+on_record (int terminator UNUSED, void *context)
 {
   struct csv_reader *r = context;
   r->line++;

@@ -50,7 +50,7 @@ static const char *const case_names[OVERLAP_CASES] = {
 
 struct config
 {
-  int device;               /* -1: $LOCAL_RANK, else 0 */
+  int device;               /* -1: the launcher's local rank, else 0 */
   uint64_t *total_mib;
   size_t ntotals;
   uint64_t *num_tensors;
@@ -83,7 +83,8 @@ one GPU.  Each timed block runs compute-only and, per method, transfer-only,\n\
 serialized and concurrent cases in a random order; one CSV row per block\n\
 and method goes to standard output.\n\
 \n\
-      --device N              GPU to use (default: $LOCAL_RANK, else 0)\n\
+      --device N              GPU to use (default: the launcher's local rank\n\
+                                modulo the GPUs visible, else 0)\n\
       --total-mib LIST        payload sizes in MiB, comma-separated\n\
                                 (default: 64)\n\
       --num-tensors LIST      tensors each payload is split into\n\

@@ -20,6 +20,11 @@ die_set_cleanup (void (*cleanup) (void))
   die_cleanup = cleanup;
 }
 
+/* Its callers' format attributes check the arguments; this one lets the
+   compiler know FORMAT is theirs (clang's -Wformat-nonliteral).  */
+static void vreport (int errnum, const char *format, va_list args)
+  __attribute__ ((format (printf, 2, 0)));
+
 static void
 vreport (int errnum, const char *format, va_list args)
 {

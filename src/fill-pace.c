@@ -20,6 +20,37 @@ fill_pace_parse_rate (const char *option, const char *text)
   return rate;
 }
 
+size_t
+fill_pace_parse_rates (const char *option, const char *text, uint64_t **rates)
+{
+  size_t count = 1;
+  for (const char *p = text; *p; p++)
+    count += *p == ',';
+  char *copy = xstrdup (text);
+  *rates = xcalloc (count, sizeof **rates);
+  size_t n = 0;
+  /* strtok_r would merge ",," into one comma: every field counts.  */
+  for (char *field = copy, *end; n < count; field = end + 1, n++)
+    {
+      end = strchr (field, ',');
+      if (end)
+        *end = '\0';
+      (*rates)[n] = fill_pace_parse_rate (option, field);
+      if (!end)
+        break;
+    }
+  free (copy);
+  return count;
+}
+
+uint64_t
+fill_pace_rate_of (const uint64_t *rates, size_t count, uint32_t worker)
+{
+  if (!count)
+    return 0;
+  return rates[worker < count ? worker : count - 1];
+}
+
 uint64_t
 fill_pace_parse_chunk (const char *option, const char *text)
 {

@@ -33,6 +33,11 @@ struct fill_pace
    and --fill-chunk (a multiple of 64 bytes); bad values die with
    EXIT_USAGE.  */
 uint64_t fill_pace_parse_rate (const char *option, const char *text);
+/* A comma-separated list of such rates into *RATES (xmalloc'd); returns
+   the count.  Worker W fills at the W-th, the last for every worker past
+   the list (fill_pace_rate_of): "200MB,0" slows worker 0 alone.  */
+size_t fill_pace_parse_rates (const char *option, const char *text, uint64_t **rates);
+uint64_t fill_pace_rate_of (const uint64_t *rates, size_t count, uint32_t worker);
 uint64_t fill_pace_parse_chunk (const char *option, const char *text);
 
 void fill_pace_init (struct fill_pace *pace, uint64_t rate, uint64_t chunk);

@@ -19,6 +19,7 @@
 extern "C" {
 #include "system.h"
 #include "die.h"
+#include "launcher.h"
 #include "options.h"
 }
 #include "gpu.h"
@@ -40,7 +41,9 @@ gpu_require (void)
 int
 gpu_default_device (void)
 {
-  return (int) options_env_uint ("LOCAL_RANK", 0, GPU_DEVICE_MAX);
+  /* Ranks beyond the devices this process sees share them in turn.  */
+  long local = launcher_self ()->local_rank;
+  return local > 0 ? (int) (local % gpu_require ()) : 0;
 }
 
 void

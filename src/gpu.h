@@ -22,8 +22,9 @@ extern "C" {
    unless the driver reports at least one device.  Returns the count.  */
 int gpu_require (void);
 
-/* --device's default: $LOCAL_RANK (set by torchrun and MPI launchers),
-   else 0.  A malformed $LOCAL_RANK dies with EXIT_USAGE.  */
+/* --device's default: the local rank the launcher gave (launcher.h)
+   modulo the devices visible, so that ranks beyond them share; else 0.
+   Malformed or contradictory launcher variables die with EXIT_USAGE.  */
 int gpu_default_device (void);
 
 /* Make DEVICE current for the calling thread; a device the driver does not

@@ -10,6 +10,7 @@
 #include "die.h"
 #include "gpu.h"
 #include "h2d-pipeline.h"
+#include "launcher.h"
 #include "machine.h"
 #include "options.h"
 
@@ -26,10 +27,18 @@
 #define CEILING_WARMUP_S 0.25
 #define CEILING_SECONDS 1.0
 
+/* --copy-path auto times each path this long per round (three rounds:
+   h2d_pipeline_calibrate), when the first row arrives.  */
+#define AUTO_CALIBRATE_S 0.005
+
+/* --copy-path's choices: auto, then the pipeline's paths in their order. */
+static const char *const copy_path_choices[] = { "auto", "engine", "batch", "sm", NULL };
+#define COPY_AUTO (-1)
+
 enum
 {
   OPT_DEVICE = CONSUMER_OPT_FIRST_PRIVATE, OPT_INFLIGHT, OPT_COPY_STREAMS, OPT_CALIBRATE,
-  OPT_STAGED, OPT_STAGING_THREADS,
+  OPT_STAGED, OPT_STAGING_THREADS, OPT_COPY_PATH, OPT_COPY_SMS,
 };
 
 static const struct option long_options[] = {
@@ -38,6 +47,8 @@ static const struct option long_options[] = {
   { "copy-streams", required_argument, NULL, OPT_COPY_STREAMS },
   { "staged", no_argument, NULL, OPT_STAGED },
   { "staging-threads", required_argument, NULL, OPT_STAGING_THREADS },
+  { "copy-path", required_argument, NULL, OPT_COPY_PATH },
+  { "copy-sms", required_argument, NULL, OPT_COPY_SMS },
   CONSUMER_LONG_OPTIONS,
   { "calibrate", no_argument, NULL, OPT_CALIBRATE },
   OPTIONS_COMMON_LONG,
@@ -53,7 +64,8 @@ Read arena-produce's handle rows on stdin, copy every item to the GPU,\n\
 release its arena space once the copy is done, check every element (and\n\
 that the padding between leaves is zero) on the GPU, and print CSV receipts.\n\
 \n\
-  --device N            CUDA device (default $LOCAL_RANK, else 0)\n\
+  --device N            CUDA device (default: the launcher's local rank modulo\n\
+                        the devices visible, else 0)\n\
   --inflight K          buffers in flight, each one item or a batch of small\n\
                         ones: copies of later batches overlap the checks of\n\
                         earlier ones (default 4)\n\
@@ -63,7 +75,15 @@ that the padding between leaves is zero) on the GPU, and print CSV receipts.\n\
                         items into page-locked staging buffers, and those go\n\
                         to the GPU; the arm is BACKEND-staged\n\
   --staging-threads N   threads that copy into the staging buffers, 1 to 64\n\
-                        (default 1; implies --staged)\n", stdout);
+                        (default 1; implies --staged)\n\
+  --copy-path P         how items reach the GPU: engine (a cudaMemcpyAsync per\n\
+                        run of items; the default), batch (a batch's runs in\n\
+                        one cudaMemcpyBatchAsync), sm (a kernel on --copy-sms\n\
+                        SMs reads page-locked arenas in place, checking as it\n\
+                        copies), or auto (the one measured fastest for the\n\
+                        run's item size when its first row arrives)\n\
+  --copy-sms N          blocks, at most one SM's worth each, of the sm path\n\
+                        (default 8)\n", stdout);
   fputs (CONSUMER_OPTIONS_HELP, stdout);
   fputs ("\
   --calibrate           after the run, add rows with the raw copy bandwidth\n\
@@ -106,6 +126,12 @@ struct gpu_sink
   int device;
   bool verify;
   unsigned staging_threads;     /* 0: not staged */
+  bool copy_path_auto;          /* --copy-path auto chose COPY_PATH */
+  int copy_path;                /* enum h2d_copy_path, or COPY_AUTO */
+  unsigned copy_sms;
+  bool copy_sms_given;
+  /* --copy-path auto: the rates it measured (NaN: not measured).  */
+  double auto_gbps[H2D_COPY_PATHS];
   struct flight *flights;       /* a ring in submission order */
   unsigned nflights, next;
 
@@ -210,6 +236,32 @@ retire_one (struct gpu_sink *sink, struct consumer *consumer, bool wait)
   return true;
 }
 
+/* --copy-path auto, at the first row: time every path on items of its
+   size and take the fastest (the first of equals); batch and sm only when
+   its arena is page-locked (a pageable arena's batches go by the engine
+   on every path).  Items too large to gain anything from it go by the
+   engine untimed.  */
+static void
+choose_copy_path (struct gpu_sink *sink, const struct consumer_item *item)
+{
+  int best = H2D_COPY_ENGINE;
+  if (item->row.layout.bytes <= H2D_CALIBRATE_MAX_BYTES)
+    {
+      double gbps[H2D_COPY_PATHS];
+      h2d_pipeline_calibrate (sink->pipe, &item->row.layout, sink->workers, sink->copy_sms,
+                              AUTO_CALIBRATE_S, gbps);
+      for (int p = 0; p < H2D_COPY_PATHS; p++)
+        {
+          sink->auto_gbps[p] = gbps[p] > 0 ? gbps[p] : NAN;
+          bool eligible = gbps[p] > 0 && (p == H2D_COPY_ENGINE || item->source_pinned);
+          if (eligible && gbps[p] > gbps[best])
+            best = p;
+        }
+    }
+  sink->copy_path = best;
+  h2d_pipeline_copy_path (sink->pipe, (enum h2d_copy_path) best, sink->copy_sms);
+}
+
 static void
 gpu_process (void *context, struct consumer *consumer, const struct consumer_item *item)
 {
@@ -229,7 +281,13 @@ gpu_process (void *context, struct consumer *consumer, const struct consumer_ite
                                                               : H2D_BATCH_ITEMS);
       sink->workers = item->row.config.workers;
       sink->last_row_ns = xcalloc (sink->workers, sizeof *sink->last_row_ns);
+      if (sink->copy_path == COPY_AUTO)
+        choose_copy_path (sink, item);
     }
+  /* (Auto's choice takes a pageable arena's batches by the engine.)  */
+  if (sink->copy_path == H2D_COPY_SM && !sink->copy_path_auto && !item->source_pinned)
+    die (EXIT_USAGE, 0, "--copy-path sm: line %zu: arena '%s' is not page-locked "
+         "(produce it with --pin, or use --copy-path auto)", item->line, item->row.arena);
 
   struct flight *f = &sink->flights[sink->next];
   struct h2d_item work = {
@@ -278,7 +336,7 @@ gpu_idle (void *context, struct consumer *consumer)
 }
 
 static const char *
-gpu_staged_arm (void *context, const struct run_config *config)
+gpu_staged_arm (void *context UNUSED, const struct run_config *config)
 {
   static const char *const arms[ARENA_BACKEND_COUNT] = {
     [ARENA_POOL] = "pool-staged", [ARENA_RING] = "ring-staged",
@@ -330,6 +388,13 @@ struct gpu_run
   uint64_t inflight, staging_threads;
   double wait_s, h2d_s, h2d_gb_per_s, verify_s;   /* NaN: empty */
   double idle_s, idle_cause_s[IDLE_CAUSE_COUNT];  /* NaN: empty */
+  /* The paths batches took, "engine" or "engine+sm" (empty: none), and
+     whether auto chose; blocks of the sm path (CSV_NONE: empty); auto's
+     rates (NaN: empty).  */
+  char copy_path[32];
+  const char *copy_path_auto;
+  uint64_t copy_sms;
+  double auto_gbps[H2D_COPY_PATHS];
 };
 
 #define GPU_RUN(row) ((const struct gpu_run *) ((const struct consumer_run_receipt *) (row))->extra)
@@ -376,21 +441,44 @@ IDLE_CAUSE (IDLE_RELEASE)
 IDLE_CAUSE (IDLE_OTHER)
 
 static void
-run_device (struct csv_line *line, const void *row)
+run_copy_path (struct csv_line *line, const void *row)
 {
-  csv_line_u64 (line, (uint64_t) GPU_RUN (row)->sink->device);
+  csv_line_str (line, GPU_RUN (row)->copy_path);
 }
+
+static void
+run_copy_path_auto (struct csv_line *line, const void *row)
+{
+  csv_line_str (line, GPU_RUN (row)->copy_path_auto);
+}
+
+static void
+run_copy_sms (struct csv_line *line, const void *row)
+{
+  csv_line_count (line, GPU_RUN (row)->copy_sms);
+}
+
+#define AUTO_GBPS(path, name) \
+  static void run_auto_##name (struct csv_line *line, const void *row) \
+  { csv_line_fixed (line, GPU_RUN (row)->auto_gbps[path], 4); }
+AUTO_GBPS (H2D_COPY_ENGINE, engine)
+AUTO_GBPS (H2D_COPY_BATCH, batch)
+AUTO_GBPS (H2D_COPY_SM, sm)
 
 static const struct csv_column run_columns[] = {
   { "inflight", run_inflight }, { "staging_threads", run_staging_threads },
   { "wait_s", run_wait_s }, { "h2d_s", run_h2d_s },
   { "h2d_gb_per_s", run_h2d_gb_per_s }, { "verify_s", run_verify_s },
   { "gpu", run_gpu }, { "driver", run_driver }, { "cuda", run_cuda }, { "pcie", run_pcie },
-  { "device", run_device }, { "cpu", run_cpu }, { "version", run_version },
+  { "cpu", run_cpu }, { "version", run_version },
   { "idle_s", run_idle_s },
   { "idle_no_row_s", run_IDLE_NO_ROW }, { "idle_no_slot_s", run_IDLE_NO_SLOT },
   { "idle_check_s", run_IDLE_CHECK }, { "idle_release_s", run_IDLE_RELEASE },
   { "idle_other_s", run_IDLE_OTHER },
+  { "copy_path", run_copy_path }, { "copy_path_auto", run_copy_path_auto },
+  { "copy_sms", run_copy_sms },
+  { "auto_engine_gb_per_s", run_auto_engine }, { "auto_batch_gb_per_s", run_auto_batch },
+  { "auto_sm_gb_per_s", run_auto_sm },
   { NULL, NULL },
 };
 
@@ -418,6 +506,19 @@ gpu_run_extra (void *context)
   };
   for (int c = 0; c < IDLE_CAUSE_COUNT; c++)
     run.idle_cause_s[c] = (double) sink->idle.idle_ns[c] / 1e9;
+  uint64_t batches[H2D_COPY_PATHS];
+  h2d_pipeline_path_batches (sink->pipe, batches);
+  for (int p = 0; p < H2D_COPY_PATHS; p++)
+    if (batches[p])
+      {
+        size_t at = strlen (run.copy_path);
+        snprintf (run.copy_path + at, sizeof run.copy_path - at, "%s%s", at ? "+" : "",
+                  copy_path_choices[p + 1]);
+      }
+  run.copy_path_auto = sink->copy_path_auto ? "yes" : "no";
+  run.copy_sms = batches[H2D_COPY_SM] ? sink->copy_sms : 0;
+  for (int p = 0; p < H2D_COPY_PATHS; p++)
+    run.auto_gbps[p] = sink->auto_gbps[p];
   return &run;
 }
 
@@ -439,6 +540,10 @@ put_calibration (const struct gpu_sink *sink, const struct consumer_sink *consum
   };
   for (int c = 0; c < IDLE_CAUSE_COUNT; c++)
     run.idle_cause_s[c] = NAN;
+  run.copy_path_auto = "";
+  run.copy_sms = CSV_NONE;
+  for (int p = 0; p < H2D_COPY_PATHS; p++)
+    run.auto_gbps[p] = NAN;
   struct consumer_run_receipt r = {
     .config = {
       .arm = arm, .backend = NULL, .pinned = pinned, .size_bytes = config->size_bytes,
@@ -507,13 +612,39 @@ calibrate_rows (const struct gpu_sink *sink, const struct consumer_sink *consume
   ceiling_row (sink, consumer_sink, "ceiling-registered-shm", CEILING_REGISTERED_SHM);
 }
 
+/* Check --copy-sms against the device and --copy-path against the build,
+   and set the pipeline up for it (before any arena is registered: the sm
+   path reads arenas registered mapped).  */
+static void
+setup_copy_path (struct gpu_sink *sink)
+{
+  /* The default fits any device; a given value must.  */
+  unsigned sms = (unsigned) (sink->gpu.multiprocessors > 0 ? sink->gpu.multiprocessors : 1);
+  if (sink->copy_sms > sms && sink->copy_sms_given)
+    die (EXIT_USAGE, 0, "--copy-sms: '%u' exceeds the device's %u SMs", sink->copy_sms, sms);
+  if (sink->copy_sms > sms)
+    sink->copy_sms = sms;
+  if (sink->copy_path == H2D_COPY_SM || sink->copy_path == COPY_AUTO)
+    h2d_pipeline_map_arenas (sink->pipe);
+  if (sink->copy_path == COPY_AUTO)
+    return;
+  char why[200];
+  enum h2d_copy_path path = (enum h2d_copy_path) sink->copy_path;
+  if (!h2d_pipeline_copy_path_available (sink->pipe, path, why, sizeof why))
+    die (EXIT_UNAVAILABLE, 0, "--copy-path %s: %s", copy_path_choices[path + 1], why);
+  h2d_pipeline_copy_path (sink->pipe, path, sink->copy_sms);
+}
+
 int
 main (int argc, char **argv)
 {
   options_init (argv);
   struct consumer_options options;
   consumer_options_init (&options);
-  struct gpu_sink gpu = { .device = -1 };
+  struct gpu_sink gpu = {
+    .device = -1, .copy_path = H2D_COPY_ENGINE, .copy_sms = H2D_COPY_SMS_DEFAULT,
+    .auto_gbps = { NAN, NAN, NAN },
+  };
   unsigned inflight = H2D_INFLIGHT_DEFAULT, copy_streams = H2D_COPY_STREAMS_DEFAULT;
   bool calibrate = false, staged = false;
   int c;
@@ -539,6 +670,13 @@ main (int argc, char **argv)
         gpu.staging_threads = options_uint ("--staging-threads", optarg, 1,
                                             H2D_STAGING_THREADS_MAX);
         break;
+      case OPT_COPY_PATH:
+        gpu.copy_path = options_choice ("--copy-path", optarg, copy_path_choices) - 1;
+        break;
+      case OPT_COPY_SMS:
+        gpu.copy_sms = options_uint ("--copy-sms", optarg, 1, H2D_COPY_SMS_MAX);
+        gpu.copy_sms_given = true;
+        break;
       default:
         if (!consumer_option (c, optarg, &options))
           options_common (c, usage);
@@ -549,6 +687,13 @@ main (int argc, char **argv)
     gpu.staging_threads = 1;
   if (gpu.staging_threads && options.require_pin)
     die (EXIT_USAGE, 0, "--staged keeps the arena pageable: it cannot take --require-pin");
+  /* Staged, a batch is one copy of one staging buffer: nothing to choose. */
+  if (gpu.staging_threads && gpu.copy_path != H2D_COPY_ENGINE && gpu.copy_path != COPY_AUTO)
+    die (EXIT_USAGE, 0, "--staged sends each batch as one copy: it cannot take --copy-path %s",
+         copy_path_choices[gpu.copy_path + 1]);
+  if (gpu.staging_threads)
+    gpu.copy_path = H2D_COPY_ENGINE;
+  gpu.copy_path_auto = gpu.copy_path == COPY_AUTO;
   if (calibrate)
     {
       if (options.report_given && options.report != REPORT_RUN)
@@ -563,9 +708,16 @@ main (int argc, char **argv)
   gpu_require ();
   gpu_select (gpu.device);
   gpu_describe (gpu.device, &gpu.gpu);
+  char device[16], detail[300];
+  snprintf (device, sizeof device, "%d", gpu.device);
+  launcher_set_device (device);
+  snprintf (detail, sizeof detail, "%s, %s", gpu.gpu.name, gpu.gpu.pci_bus_id);
+  if (launcher_present (launcher_self ()))
+    launcher_announce (detail);
   machine_describe (&gpu.host);
   copy_idle_init (&gpu.idle);
   gpu.pipe = h2d_pipeline_open (inflight, copy_streams, gpu.verify, gpu.staging_threads);
+  setup_copy_path (&gpu);
   gpu.nflights = inflight * H2D_BATCH_ITEMS;
   gpu.flights = xcalloc (gpu.nflights, sizeof *gpu.flights);
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <condition_variable>
+#include <list>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -19,6 +20,7 @@
 extern "C" {
 #include "system.h"
 #include "clock.h"
+#include "compute-step.h"
 #include "die.h"
 #include "payload.h"
 }
@@ -49,6 +51,7 @@ struct check_item
 {
   unsigned long long offset;
   unsigned long long bytes;         /* the whole item, padding included */
+  const unsigned char *source;      /* sm path: the item in the mapped arena */
   check_leaf leaves[PAYLOAD_MAX_LEAVES];
   unsigned nleaves;
 };
@@ -114,74 +117,167 @@ note_mismatch (unsigned long long &count, unsigned long long &first, unsigned pa
   first = key > first ? key : first;
 }
 
-/* Padding bytes [FROM, TO) of ITEM (part PART) must be zero.  A gap is
-   under PAYLOAD_LEAF_ALIGN bytes: a few threads each read one byte.  */
+/* What one thread saw wrong.  */
+struct check_tally
+{
+  unsigned long long count, padding, first;
+};
+
+/* Padding bytes [FROM, TO) of the item (part PART) must be zero.  A gap
+   is under PAYLOAD_LEAF_ALIGN bytes: a few threads each read one byte
+   (from SRC; COPY: and write it to DST).  */
+template <bool COPY, bool CHECK>
 __device__ static inline void
-check_padding (const unsigned char *item, unsigned long long from, unsigned long long to,
-               unsigned part, unsigned long long tid, unsigned long long stride,
-               unsigned long long &count, unsigned long long &padding,
-               unsigned long long &first)
+check_padding (const unsigned char *src, unsigned char *dst, unsigned long long from,
+               unsigned long long to, unsigned part, unsigned long long tid,
+               unsigned long long stride, check_tally &t)
 {
   for (unsigned long long b = from + tid; b < to; b += stride)
-    if (item[b] != 0)
-      {
-        padding++;
-        note_mismatch (count, first, part, b);
-      }
+    {
+      unsigned char byte = src[b];
+      if (COPY)
+        dst[b] = byte;
+      if (CHECK && byte != 0)
+        {
+          t.padding++;
+          note_mismatch (t.count, t.first, part, b);
+        }
+    }
 }
 
-/* Regenerate the pattern and compare every element of every leaf of
-   every item of a batch (item blockIdx.y), and check the padding between
-   leaves is zero: 16-byte loads over a grid-stride loop, a scalar loop
-   for the ragged tail, a few atomics per thread that saw a mismatch.  */
+/* Thread TID of STRIDE threads working on item IT: regenerate the pattern
+   and compare every element of every leaf read at SRC, and check the
+   padding between leaves is zero, with 16-byte loads and a scalar loop
+   for the ragged tail.  COPY: SRC is the item in mapped host memory, and
+   every byte read is written to DST (the item's place in the buffer), so
+   the copy and the check are one pass; each thread keeps four loads in
+   flight to cover the link's latency.  CHECK false: copy only.  The one
+   place the pattern is checked on the device.  */
+template <int DTYPE, bool COPY, bool CHECK>
+__device__ static void
+check_item_bytes (const check_item &it, const unsigned char *__restrict__ src,
+                  unsigned char *__restrict__ dst, unsigned long long tid,
+                  unsigned long long stride, check_tally &t)
+{
+  typedef element<DTYPE> E;
+  constexpr int U = COPY ? 4 : 1;
+  unsigned long long end = 0;
+  for (unsigned l = 0; l < it.nleaves; l++)
+    {
+      const check_leaf leaf = it.leaves[l];
+      check_padding<COPY, CHECK> (src, dst, end, leaf.offset, 2 * l, tid, stride, t);
+      end = leaf.offset + leaf.count * sizeof (typename E::bits);
+      const uint4 *vec = reinterpret_cast<const uint4 *> (src + leaf.offset);
+      uint4 *vec_out = reinterpret_cast<uint4 *> (dst + leaf.offset);
+      const unsigned long long nvec = leaf.count / E::per_vector;
+      for (unsigned long long i0 = tid; i0 < nvec; i0 += U * stride)
+        {
+          uint4 w[U];
+#pragma unroll
+          for (int u = 0; u < U; u++)
+            {
+              unsigned long long i = i0 + u * stride;
+              if (i < nvec)
+                w[u] = COPY ? vec[i] : __ldg (vec + i);
+            }
+#pragma unroll
+          for (int u = 0; u < U; u++)
+            {
+              unsigned long long i = i0 + u * stride;
+              if (i >= nvec)
+                break;
+              if (COPY)
+                vec_out[i] = w[u];
+              if (!CHECK)
+                continue;
+              unsigned long long j = i * E::per_vector;
+              unsigned v = (unsigned) ((j % PAYLOAD_PERIOD + leaf.shift) % PAYLOAD_PERIOD);
+#pragma unroll
+              for (int e = 0; e < E::per_vector; e++)
+                {
+                  if (E::lane (w[u], e) != E::expect (v))
+                    note_mismatch (t.count, t.first, 2 * l + 1, j + e);
+                  v = v + 1 == PAYLOAD_PERIOD ? 0 : v + 1;
+                }
+            }
+        }
+      const typename E::bits *scalar
+        = reinterpret_cast<const typename E::bits *> (src + leaf.offset);
+      typename E::bits *scalar_out = reinterpret_cast<typename E::bits *> (dst + leaf.offset);
+      for (unsigned long long j = nvec * E::per_vector + tid; j < leaf.count; j += stride)
+        {
+          typename E::bits x = scalar[j];
+          if (COPY)
+            scalar_out[j] = x;
+          if (!CHECK)
+            continue;
+          unsigned v = (unsigned) ((j % PAYLOAD_PERIOD + leaf.shift) % PAYLOAD_PERIOD);
+          if ((unsigned) x != E::expect (v))
+            note_mismatch (t.count, t.first, 2 * l + 1, j);
+        }
+    }
+  check_padding<COPY, CHECK> (src, dst, end, it.bytes, 2 * it.nleaves, tid, stride, t);
+}
+
+/* Add what one thread saw to its item's results.  */
+__device__ static inline void
+report_tally (const check_tally &t, check_result *result)
+{
+  if (t.count)
+    {
+      atomicAdd (&result->mismatches, t.count);
+      if (t.padding)
+        atomicAdd (&result->padding, t.padding);
+      atomicMax (&result->first, t.first);
+    }
+}
+
+/* Check every item of a batch (item blockIdx.y) in the buffer: a
+   grid-stride loop per item, a few atomics per thread that saw a
+   mismatch.  */
 template <int DTYPE>
 __global__ void
 check_kernel (const unsigned char *__restrict__ buffer, const __grid_constant__ check_batch batch,
               check_result *__restrict__ results)
 {
-  typedef element<DTYPE> E;
   const check_item &it = batch.items[blockIdx.y];
-  const unsigned char *item = buffer + it.offset;
   const unsigned long long stride = (unsigned long long) gridDim.x * blockDim.x;
   const unsigned long long tid = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned long long count = 0, padding = 0, first = 0;
+  check_tally t = {};
+  check_item_bytes<DTYPE, false, true> (it, buffer + it.offset, nullptr, tid, stride, t);
+  report_tally (t, &results[blockIdx.y]);
+}
 
-  unsigned long long end = 0;
-  for (unsigned l = 0; l < it.nleaves; l++)
+/* The sm path: the grid's warps copy and check the batch's COUNT items
+   from the mapped arena into the buffer.  Warps, not blocks, take items,
+   so that a few blocks keep many small items in flight at once: with at
+   least as many items as warps each warp takes every WARPS-th item, else
+   each item gets WARPS / COUNT warps.  */
+template <int DTYPE, bool CHECK>
+__global__ void
+copy_check_kernel (unsigned char *__restrict__ buffer, const __grid_constant__ check_batch batch,
+                   unsigned count, check_result *__restrict__ results)
+{
+  const unsigned warps = gridDim.x * blockDim.x / 32;
+  const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const unsigned lane = threadIdx.x % 32;
+  unsigned first = warp, step = warps;
+  unsigned long long tid = lane, stride = 32;
+  if (count < warps)
     {
-      const check_leaf leaf = it.leaves[l];
-      check_padding (item, end, leaf.offset, 2 * l, tid, stride, count, padding, first);
-      end = leaf.offset + leaf.count * sizeof (typename E::bits);
-      const uint4 *vec = reinterpret_cast<const uint4 *> (item + leaf.offset);
-      const unsigned long long nvec = leaf.count / E::per_vector;
-      for (unsigned long long i = tid; i < nvec; i += stride)
-        {
-          uint4 w = __ldg (vec + i);
-          unsigned long long j = i * E::per_vector;
-          unsigned v = (unsigned) ((j % PAYLOAD_PERIOD + leaf.shift) % PAYLOAD_PERIOD);
-#pragma unroll
-          for (int e = 0; e < E::per_vector; e++)
-            {
-              if (E::lane (w, e) != E::expect (v))
-                note_mismatch (count, first, 2 * l + 1, j + e);
-              v = v + 1 == PAYLOAD_PERIOD ? 0 : v + 1;
-            }
-        }
-      const typename E::bits *scalar = reinterpret_cast<const typename E::bits *> (item + leaf.offset);
-      for (unsigned long long j = nvec * E::per_vector + tid; j < leaf.count; j += stride)
-        {
-          unsigned v = (unsigned) ((j % PAYLOAD_PERIOD + leaf.shift) % PAYLOAD_PERIOD);
-          if ((unsigned) scalar[j] != E::expect (v))
-            note_mismatch (count, first, 2 * l + 1, j);
-        }
+      unsigned per = warps / count;
+      first = warp / per;
+      step = count;
+      tid = (unsigned long long) (warp % per) * 32 + lane;
+      stride = (unsigned long long) per * 32;
     }
-  check_padding (item, end, it.bytes, 2 * it.nleaves, tid, stride, count, padding, first);
-  if (count)
+  for (unsigned i = first; i < count; i += step)
     {
-      atomicAdd (&results[blockIdx.y].mismatches, count);
-      if (padding)
-        atomicAdd (&results[blockIdx.y].padding, padding);
-      atomicMax (&results[blockIdx.y].first, first);
+      const check_item &it = batch.items[i];
+      check_tally t = {};
+      check_item_bytes<DTYPE, true, CHECK> (it, it.source, buffer + it.offset, tid, stride, t);
+      if (CHECK)
+        report_tally (t, &results[i]);
     }
 }
 
@@ -210,6 +306,26 @@ static const check_launcher check_launchers[DTYPE_COUNT] = {
   launch_check<DTYPE_FP32>, launch_check<DTYPE_FP16>, launch_check<DTYPE_UINT8>,
 };
 
+typedef void (*copy_check_launcher) (unsigned char *, const check_batch &, unsigned,
+                                     check_result *, unsigned, cudaStream_t);
+
+template <int DTYPE, bool CHECK>
+static void
+launch_copy_check (unsigned char *buffer, const check_batch &batch, unsigned count,
+                   check_result *results, unsigned blocks, cudaStream_t stream)
+{
+  copy_check_kernel<DTYPE, CHECK><<<blocks, H2D_SM_THREADS, 0, stream>>> (buffer, batch, count,
+                                                                        results);
+}
+
+/* [checking][dtype] */
+static const copy_check_launcher copy_check_launchers[2][DTYPE_COUNT] = {
+  { launch_copy_check<DTYPE_FP32, false>, launch_copy_check<DTYPE_FP16, false>,
+    launch_copy_check<DTYPE_UINT8, false> },
+  { launch_copy_check<DTYPE_FP32, true>, launch_copy_check<DTYPE_FP16, true>,
+    launch_copy_check<DTYPE_UINT8, true> },
+};
+
 /* Where an item's bytes go in a batch's buffer: leaves keep the 16-byte
    alignment the kernel's vector loads need.  */
 #define H2D_ITEM_ALIGN 256
@@ -217,6 +333,17 @@ static const check_launcher check_launchers[DTYPE_COUNT] = {
 struct registration
 {
   unsigned char *base;
+  uint64_t bytes;
+  /* Mapped (h2d_pipeline_map_arenas): where the device sees each
+     H2D_REGISTER_CHUNK piece; empty when not mapped.  */
+  std::vector<unsigned char *> device;
+};
+
+/* One cudaMemcpyAsync's worth of a run, or one copy of a batched call. */
+struct copy_piece
+{
+  unsigned char *dst;
+  const unsigned char *src;
   uint64_t bytes;
 };
 
@@ -260,6 +387,7 @@ struct flight
   uint64_t item_bytes;              /* the items' own bytes */
   payload_dtype dtype;
   bool launched;
+  h2d_copy_path path;               /* how it went, from launch */
   uint64_t done_ns;                 /* written by a host function */
   uint64_t released_ns;             /* likewise */
   uint64_t submit_ns;
@@ -308,7 +436,18 @@ struct h2d_pipeline
   uint64_t capacity;
   unsigned head, nbatches, pending;
   unsigned batch_items;             /* at most H2D_BATCH_ITEMS */
-  std::vector<registration> registrations;
+  /* A list: batches being gathered point at their runs' registrations,
+     which another arena's registration must not move.  */
+  std::list<registration> registrations;
+  bool map;                         /* register arenas mapped */
+  h2d_copy_path path;
+  unsigned sm_blocks;
+  uint64_t path_batches[H2D_COPY_PATHS];
+  std::vector<copy_piece> pieces;   /* a batch's copies, reused */
+  /* The batched call's arrays, reused: no allocation per batch.  */
+  std::vector<void *> batch_dsts;
+  std::vector<const void *> batch_srcs;
+  std::vector<size_t> batch_sizes;
   stager *stage;                    /* NULL: copies straight from the arena */
   /* Device events go on the host clock through ORIGIN, an event whose
      completion was seen at ORIGIN_NS.  */
@@ -443,6 +582,8 @@ h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify,
   pipe->ncopies = copy_streams;
   pipe->verify = verify;
   pipe->batch_items = H2D_BATCH_ITEMS;
+  pipe->path = H2D_COPY_ENGINE;
+  pipe->sm_blocks = H2D_COPY_SMS_DEFAULT;
   int device = 0, sms = 0;
   GPU_CHECK (cudaGetDevice (&device));
   GPU_CHECK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device));
@@ -516,10 +657,22 @@ h2d_pipeline_register (struct h2d_pipeline *pipe, void *base, uint64_t bytes,
                        char *why, size_t why_size)
 {
   unsigned char *p = static_cast<unsigned char *> (base);
+  registration reg = { p, bytes, {} };
+  unsigned flags = pipe->map ? cudaHostRegisterMapped : cudaHostRegisterDefault;
   for (uint64_t off = 0; off < bytes; off += H2D_REGISTER_CHUNK)
     {
       uint64_t n = std::min (bytes - off, H2D_REGISTER_CHUNK);
-      cudaError_t err = cudaHostRegister (p + off, n, cudaHostRegisterDefault);
+      cudaError_t err = cudaHostRegister (p + off, n, flags);
+      void *device = nullptr;
+      if (err == cudaSuccess && pipe->map)
+        {
+          err = cudaHostGetDevicePointer (&device, p + off, 0);
+          if (err != cudaSuccess)
+            {
+              cudaGetLastError ();
+              GPU_CHECK (cudaHostUnregister (p + off));
+            }
+        }
       if (err != cudaSuccess)
         {
           /* Clear it, or the next launch check would report it.  */
@@ -528,8 +681,10 @@ h2d_pipeline_register (struct h2d_pipeline *pipe, void *base, uint64_t bytes,
           unregister_chunks (p, off);
           return false;
         }
+      if (pipe->map)
+        reg.device.push_back (static_cast<unsigned char *> (device));
     }
-  pipe->registrations.push_back ({ p, bytes });
+  pipe->registrations.push_back (reg);
   return true;
 }
 
@@ -607,11 +762,12 @@ registration_of (const h2d_pipeline *pipe, const unsigned char *p)
   return nullptr;
 }
 
-/* Copy N bytes from SRC; a pinned source is split at registration chunks
-   so that every piece lies in one registered range.  */
+/* The copies of N bytes from SRC, added to PIECES: a pinned source is
+   split at registration chunks so that every piece lies in one registered
+   range.  */
 static void
-copy_piecewise (cudaStream_t copy, unsigned char *dst, const unsigned char *src, uint64_t n,
-                const registration *reg)
+split_pieces (std::vector<copy_piece> &pieces, unsigned char *dst, const unsigned char *src,
+              uint64_t n, const registration *reg)
 {
   while (n)
     {
@@ -621,11 +777,74 @@ copy_piecewise (cudaStream_t copy, unsigned char *dst, const unsigned char *src,
           uint64_t into = (uint64_t) (src - reg->base) % H2D_REGISTER_CHUNK;
           piece = std::min (n, H2D_REGISTER_CHUNK - into);
         }
-      GPU_CHECK (cudaMemcpyAsync (dst, src, piece, cudaMemcpyHostToDevice, copy));
+      pieces.push_back ({ dst, src, piece });
       dst += piece;
       src += piece;
       n -= piece;
     }
+}
+
+/* Where the device reads BYTES at HOST of REG in place, or NULL: not
+   mapped, not 16-byte aligned (the kernel's vector loads), or across two
+   chunks the device does not see back to back.  */
+static const unsigned char *
+device_source (const registration *reg, const unsigned char *host, uint64_t bytes)
+{
+  if (!reg || reg->device.empty () || (uintptr_t) host % 16)
+    return nullptr;
+  uint64_t at = (uint64_t) (host - reg->base);
+  size_t chunk = (size_t) (at / H2D_REGISTER_CHUNK);
+  const unsigned char *dev = reg->device[chunk] + at % H2D_REGISTER_CHUNK;
+  uint64_t last = (at + (bytes ? bytes - 1 : 0)) / H2D_REGISTER_CHUNK;
+  for (size_t k = chunk + 1; k <= last; k++)
+    if (reg->device[k] != reg->device[chunk] + (k - chunk) * H2D_REGISTER_CHUNK)
+      return nullptr;
+  return dev;
+}
+
+/* Queue PIPE's pieces on COPY: one call each, or (BATCHED) one call for
+   all.  */
+static void
+copy_pieces (h2d_pipeline *pipe, bool batched, cudaStream_t copy)
+{
+  const std::vector<copy_piece> &pieces = pipe->pieces;
+#if CUDART_VERSION >= 12080
+  if (batched && !pieces.empty ())
+    {
+      std::vector<void *> &dsts = pipe->batch_dsts;
+      std::vector<const void *> &srcs = pipe->batch_srcs;
+      std::vector<size_t> &sizes = pipe->batch_sizes;
+      dsts.resize (pieces.size ());
+      srcs.resize (pieces.size ());
+      sizes.resize (pieces.size ());
+      for (size_t i = 0; i < pieces.size (); i++)
+        {
+          dsts[i] = pieces[i].dst;
+          srcs[i] = pieces[i].src;
+          sizes[i] = pieces[i].bytes;
+        }
+      /* One set of attributes for every copy: read the source in stream
+         order, as cudaMemcpyAsync does.  */
+      cudaMemcpyAttributes attr = {};
+      attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+      size_t attr_index = 0;
+# if CUDART_VERSION >= 13000
+      GPU_CHECK (cudaMemcpyBatchAsync (dsts.data (), srcs.data (), sizes.data (), pieces.size (),
+                                       &attr, &attr_index, 1, copy));
+# else
+      size_t fail_index = 0;
+      /* 12.8 and 12.9 take plain void ** and a failure index.  */
+      GPU_CHECK (cudaMemcpyBatchAsync (dsts.data (), (void **) srcs.data (), sizes.data (),
+                                       pieces.size (), &attr, &attr_index, 1, &fail_index, copy));
+# endif
+      return;
+    }
+#else
+  if (batched)
+    die (EXIT_SOFTWARE, 0, "copy_pieces: no cudaMemcpyBatchAsync in this build");
+#endif
+  for (const copy_piece &p : pieces)
+    GPU_CHECK (cudaMemcpyAsync (p.dst, p.src, p.bytes, cudaMemcpyHostToDevice, copy));
 }
 
 static uint64_t
@@ -717,18 +936,19 @@ stamp_done (void *arg)
   f->done_ns = clock_now_ns ();
 }
 
-/* The batch's check: one kernel over all its items.  */
-static void
-launch_check_batch (h2d_pipeline *pipe, flight &f)
+/* The descriptors of batch F's items for a check kernel; returns the most
+   16-byte vectors of any item.  */
+static uint64_t
+describe_batch (const flight &f, check_batch *batch)
 {
-  check_batch batch = {};
+  *batch = check_batch ();
   uint64_t vectors_max = 0;
   size_t itemsize = payload_dtypes[f.dtype].itemsize;
   for (unsigned i = 0; i < f.count; i++)
     {
       const h2d_item &item = f.entries[i].item;
       const payload_layout &layout = item.layout;
-      check_item &c = batch.items[i];
+      check_item &c = batch->items[i];
       c.offset = f.entries[i].offset;
       c.bytes = layout.bytes;
       c.nleaves = layout.nleaves;
@@ -742,6 +962,62 @@ launch_check_batch (h2d_pipeline *pipe, flight &f)
         }
       vectors_max = std::max (vectors_max, vectors);
     }
+  return vectors_max;
+}
+
+/* The sm path's descriptors of batch F into *BATCH, each item with where
+   the device reads it in place; false when one cannot be read so (a
+   pageable arena): the batch goes by the engine.  */
+static bool
+sm_sources (const h2d_pipeline *pipe, const flight &f, check_batch *batch)
+{
+  describe_batch (f, batch);
+  for (unsigned i = 0; i < f.count; i++)
+    {
+      const h2d_item &item = f.entries[i].item;
+      const unsigned char *src = device_source (registration_of (pipe, item.host), item.host,
+                                                item.layout.bytes);
+      if (!src)
+        return false;
+      batch->items[i].source = src;
+    }
+  return true;
+}
+
+/* Batch F's results back to the host (device-to-host: that engine has
+   nothing else to do), on STREAM.  */
+static void
+fetch_results (flight &f, cudaStream_t stream)
+{
+  GPU_CHECK (cudaMemcpyAsync (f.host_block->results, f.device_block->results,
+                              f.count * sizeof (check_result), cudaMemcpyDeviceToHost, stream));
+}
+
+/* The sm path's copy of batch F, described by BATCH, on COPY: one kernel
+   copies and (verifying) checks; its check is the copy's time.  */
+static void
+launch_copy_check_batch (h2d_pipeline *pipe, flight &f, const check_batch &batch,
+                         cudaStream_t copy)
+{
+  if (pipe->verify)
+    {
+      GPU_CHECK (cudaEventRecord (f.verify_start, copy));
+      clear_results<<<1, H2D_BATCH_ITEMS, 0, copy>>> (f.device_block->results, f.count);
+      gpu_check_launch ("clear_results");
+    }
+  copy_check_launchers[pipe->verify][f.dtype] (f.device, batch, f.count,
+                                               f.device_block->results, pipe->sm_blocks, copy);
+  gpu_check_launch ("copy_check_kernel");
+  if (pipe->verify)
+    GPU_CHECK (cudaEventRecord (f.verify_stop, copy));
+}
+
+/* The batch's check: one kernel over all its items.  */
+static void
+launch_check_batch (h2d_pipeline *pipe, flight &f)
+{
+  check_batch batch;
+  uint64_t vectors_max = describe_batch (f, &batch);
   unsigned per_item = std::max (1u, pipe->blocks_max / f.count);
   dim3 blocks ((unsigned) std::min<uint64_t> ((vectors_max + 255) / 256, per_item), f.count);
   GPU_CHECK (cudaEventRecord (f.verify_start, pipe->check));
@@ -750,9 +1026,7 @@ launch_check_batch (h2d_pipeline *pipe, flight &f)
   check_launchers[f.dtype] (f.device, batch, f.device_block->results, blocks, pipe->check);
   gpu_check_launch ("check_kernel");
   GPU_CHECK (cudaEventRecord (f.verify_stop, pipe->check));
-  GPU_CHECK (cudaMemcpyAsync (f.host_block->results, f.device_block->results,
-                              f.count * sizeof (check_result), cudaMemcpyDeviceToHost,
-                              pipe->check));
+  fetch_results (f, pipe->check);
 }
 
 /* Send batch F on its way: copies (through the staging buffer with
@@ -771,7 +1045,18 @@ launch (h2d_pipeline *pipe, flight &f)
   for (unsigned i = 0; i < f.count; i++)
     f.entries[i].offset += f.runs[f.entries[i].run].offset;
   f.submit_ns = clock_now_ns ();
-  f.copy_stream = pipe->submitted++ % pipe->ncopies;
+  f.path = pipe->stage ? H2D_COPY_ENGINE : pipe->path;
+  check_batch sm_batch;
+  if (f.path == H2D_COPY_SM && !sm_sources (pipe, f, &sm_batch))
+    f.path = H2D_COPY_ENGINE;
+  /* A pageable run is staged by the driver as it always is.  */
+  for (unsigned r = 0; r < f.nruns && f.path == H2D_COPY_BATCH; r++)
+    if (!f.runs[r].reg)
+      f.path = H2D_COPY_ENGINE;
+  pipe->path_batches[f.path]++;
+  /* The sm path's kernels queue on one stream, so that at most its
+     blocks copy at once.  */
+  f.copy_stream = f.path == H2D_COPY_SM ? 0 : pipe->submitted++ % pipe->ncopies;
   cudaStream_t copy = pipe->copies[f.copy_stream];
   if (pipe->stage)
     {
@@ -792,9 +1077,16 @@ launch (h2d_pipeline *pipe, flight &f)
       /* The buffer's previous batch has retired: nothing on the device
          still reads it, so the copy need not wait for anything.  */
       GPU_CHECK (cudaEventRecord (f.copy_start, copy));
-      for (unsigned r = 0; r < f.nruns; r++)
-        copy_piecewise (copy, f.device + f.runs[r].offset, f.runs[r].host, f.runs[r].bytes,
-                        f.runs[r].reg);
+      if (f.path == H2D_COPY_SM)
+        launch_copy_check_batch (pipe, f, sm_batch, copy);
+      else
+        {
+          pipe->pieces.clear ();
+          for (unsigned r = 0; r < f.nruns; r++)
+            split_pieces (pipe->pieces, f.device + f.runs[r].offset, f.runs[r].host,
+                          f.runs[r].bytes, f.runs[r].reg);
+          copy_pieces (pipe, f.path == H2D_COPY_BATCH, copy);
+        }
       GPU_CHECK (cudaEventRecord (f.copy_stop, copy));
       /* Give the slots back as soon as the bytes are on the device.  */
       GPU_CHECK (cudaStreamWaitEvent (pipe->release, f.copy_stop, 0));
@@ -803,9 +1095,14 @@ launch (h2d_pipeline *pipe, flight &f)
     }
 
   GPU_CHECK (cudaStreamWaitEvent (pipe->check, f.copy_stop, 0));
-  if (pipe->verify)
+  if (pipe->verify && f.path == H2D_COPY_SM)
+    fetch_results (f, pipe->check);
+  else if (pipe->verify)
     launch_check_batch (pipe, f);
   GPU_CHECK (cudaEventRecord (f.verified, pipe->check));
+  /* --compute-us: the batch's steps; it retires once they ran.  */
+  if (cudaEvent_t stepped = compute_step_gpu_after (f.verified, f.count))
+    GPU_CHECK (cudaStreamWaitEvent (pipe->host, stepped, 0));
 
   /* RETIRED also means the slots went back.  */
   if (!pipe->stage)
@@ -980,4 +1277,175 @@ h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *o
       pipe->nbatches--;
     }
   return true;
+}
+
+/* ---------------------------------------------------------- copy paths */
+
+void
+h2d_pipeline_map_arenas (struct h2d_pipeline *pipe)
+{
+  pipe->map = true;
+}
+
+bool
+h2d_pipeline_copy_path_available (const struct h2d_pipeline *pipe, enum h2d_copy_path path,
+                                  char *why, size_t why_size)
+{
+  int device = 0, value = 0;
+  switch (path)
+    {
+    case H2D_COPY_ENGINE:
+      return true;
+    case H2D_COPY_BATCH:
+#if CUDART_VERSION >= 12080
+      GPU_CHECK (cudaDriverGetVersion (&value));
+      if (value < 12080)
+        {
+          snprintf (why, why_size, "cudaMemcpyBatchAsync needs a driver for CUDA 12.8 or "
+                    "later; this one supports %d.%d", value / 1000, value % 1000 / 10);
+          return false;
+        }
+      return true;
+#else
+      snprintf (why, why_size, "cudaMemcpyBatchAsync needs CUDA runtime 12.8 or later; "
+                "this build has %d.%d", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+      return false;
+#endif
+    case H2D_COPY_SM:
+      if (!pipe->map)
+        {
+          snprintf (why, why_size, "arenas were not registered mapped");
+          return false;
+        }
+      GPU_CHECK (cudaGetDevice (&device));
+      GPU_CHECK (cudaDeviceGetAttribute (&value, cudaDevAttrCanMapHostMemory, device));
+      if (!value)
+        {
+          snprintf (why, why_size, "the device cannot map page-locked host memory");
+          return false;
+        }
+      return true;
+    case H2D_COPY_PATHS:
+      break;
+    }
+  die (EXIT_SOFTWARE, 0, "h2d_pipeline_copy_path_available: path %d", (int) path);
+}
+
+void
+h2d_pipeline_copy_path (struct h2d_pipeline *pipe, enum h2d_copy_path path, unsigned blocks)
+{
+  char why[200];
+  if (!h2d_pipeline_copy_path_available (pipe, path, why, sizeof why))
+    die (EXIT_SOFTWARE, 0, "h2d_pipeline_copy_path: %s", why);
+  if (blocks < 1 || blocks > H2D_COPY_SMS_MAX)
+    die (EXIT_SOFTWARE, 0, "h2d_pipeline_copy_path: %u blocks", blocks);
+  pipe->path = path;
+  pipe->sm_blocks = blocks;
+}
+
+void
+h2d_pipeline_path_batches (const struct h2d_pipeline *pipe, uint64_t *counts)
+{
+  for (int p = 0; p < H2D_COPY_PATHS; p++)
+    counts[p] = pipe->path_batches[p];
+}
+
+static void
+calibrate_release (void *arg)
+{
+  (void) arg;
+}
+
+/* Scratch bytes a calibration cycles through: more than the CPU's caches,
+   as a run's items are.  */
+#define CALIBRATE_SCRATCH_BYTES (UINT64_C (64) << 20)
+
+/* Retire one item of a calibration, which must have passed its check.  */
+static bool
+calibrate_retire (h2d_pipeline *pipe, bool wait)
+{
+  h2d_outcome out;
+  if (!h2d_pipeline_retire (pipe, wait, &out))
+    return false;
+  if (out.check.mismatches)
+    die (EXIT_SOFTWARE, 0, "h2d_pipeline_calibrate: a scratch item failed its check "
+         "(%llu mismatches)", (unsigned long long) out.check.mismatches);
+  return true;
+}
+
+void
+h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *layout,
+                        unsigned producers, unsigned blocks, double seconds, double *gbps)
+{
+  if (pipe->pending || pipe->stage)
+    die (EXIT_SOFTWARE, 0, "h2d_pipeline_calibrate: the pipeline is busy or staged");
+  producers = std::max (1u, producers);
+  /* PRODUCERS pool arenas of SLOTS slots each, one stride apart; item K
+     comes from arena K % PRODUCERS, as a run's producers interleave.  */
+  uint64_t stride = (layout->bytes + 4095) / 4096 * 4096;
+  uint64_t slots = std::max<uint64_t> (2, CALIBRATE_SCRATCH_BYTES / stride / producers);
+  uint64_t arena_bytes = slots * stride, total = arena_bytes * producers;
+  for (int p = 0; p < H2D_COPY_PATHS; p++)
+    gbps[p] = 0;
+  unsigned char *scratch = nullptr;
+  /* No page-locked scratch (the driver refused): nothing is timed.  */
+  if (cudaHostAlloc (&scratch, total, cudaHostAllocMapped) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return;
+    }
+  void *device = nullptr;
+  GPU_CHECK (cudaHostGetDevicePointer (&device, scratch, 0));
+  for (uint64_t k = 0; k < slots * producers; k++)
+    payload_fill (layout, k, scratch + (k % producers) * arena_bytes + k / producers * stride);
+  /* Registered as an arena is, for the copies' placement and the sm
+     path's reads (one piece: it is far below H2D_REGISTER_CHUNK).  */
+  registration reg = { scratch, total, {} };
+  reg.device.push_back (static_cast<unsigned char *> (device));
+  pipe->registrations.push_back (reg);
+
+  h2d_copy_path was = pipe->path;
+  unsigned was_blocks = pipe->sm_blocks;
+  /* A round to warm up, then two timed; the best of those per path.  */
+  for (int round = 0; round < 3; round++)
+    for (int p = 0; p < H2D_COPY_PATHS; p++)
+      {
+        char why[200];
+        h2d_copy_path path = (h2d_copy_path) p;
+        if (!h2d_pipeline_copy_path_available (pipe, path, why, sizeof why))
+          continue;
+        h2d_pipeline_copy_path (pipe, path, blocks);
+        uint64_t start = clock_now_ns (), n = 0;
+        uint64_t limit = (uint64_t) (seconds * (round ? 1e9 : 0.5e9));
+        do
+          {
+            uint64_t k = n % (slots * producers);
+            h2d_item item = {};
+            item.host = scratch + (k % producers) * arena_bytes + k / producers * stride;
+            item.layout = *layout;
+            item.sequence = k;
+            item.release = calibrate_release;
+            while (calibrate_retire (pipe, false))
+              continue;
+            while (!h2d_pipeline_ready (pipe, &item))
+              calibrate_retire (pipe, true);
+            h2d_pipeline_submit (pipe, &item);
+            n++;
+          }
+        while (clock_now_ns () - start < limit || n < 2ULL * pipe->inflight);
+        while (calibrate_retire (pipe, true))
+          continue;
+        double ns = (double) (clock_now_ns () - start);
+        double rate = ns > 0 ? (double) (n * layout->bytes) / ns : 0;
+        if (round)
+          gbps[p] = std::max (gbps[p], rate);
+      }
+
+  GPU_CHECK (cudaDeviceSynchronize ());
+  pipe->registrations.pop_back ();
+  GPU_CHECK (cudaFreeHost (scratch));
+  pipe->path = was;
+  pipe->sm_blocks = was_blocks;
+  for (uint64_t &c : pipe->path_batches)
+    c = 0;
 }

@@ -21,6 +21,16 @@
    Copies of later batches thus overlap the checks of earlier ones, and the
    per-call cost of the CUDA runtime is paid per batch, not per item.
 
+   Copy paths (h2d_pipeline_copy_path): the engine path above; batched,
+   a batch's runs go in one cudaMemcpyBatchAsync call instead of one call
+   each; on the SMs, a kernel of a few blocks on the first copy stream
+   reads the batch's items straight from the page-locked arenas (mapped
+   into the device: h2d_pipeline_map_arenas) and writes them to the
+   buffer, checking every element as it goes, so the copy and the check
+   are one pass (the verify stream then only fetches the results).  A
+   batch with an item of a pageable arena goes the engine's way on either
+   path.
+
    Staged (h2d_pipeline_open's STAGING_THREADS > 0): as a pin_memory
    loader does, N host threads copy the batch's items from the pageable
    arena into the buffer's page-locked staging buffer, the items are
@@ -76,6 +86,26 @@ extern "C" {
 
 /* Most --staging-threads.  */
 #define H2D_STAGING_THREADS_MAX 64
+
+/* How a batch's bytes reach the device (h2d-check --copy-path).  */
+enum h2d_copy_path
+{
+  H2D_COPY_ENGINE,              /* one cudaMemcpyAsync per run */
+  H2D_COPY_BATCH,               /* one cudaMemcpyBatchAsync per batch */
+  H2D_COPY_SM,                  /* a copy-and-check kernel reads the arena */
+  H2D_COPY_PATHS
+};
+
+/* Blocks of H2D_SM_THREADS threads the sm path launches (--copy-sms): a
+   few SMs' worth keeps a PCIe link's worth of 16-byte loads in flight and
+   leaves the rest of the GPU to compute.  */
+#define H2D_SM_THREADS 256
+#define H2D_COPY_SMS_DEFAULT 8
+#define H2D_COPY_SMS_MAX 1024
+
+/* Items larger than this are not calibrated (h2d_pipeline_calibrate):
+   each is one copy whose per-call cost is nothing beside its bytes.  */
+#define H2D_CALIBRATE_MAX_BYTES (UINT64_C (16) << 20)
 
 struct h2d_pipeline;
 
@@ -155,6 +185,36 @@ bool h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outco
    maximum).  A consumer that holds a batch's items holds their producers'
    space: h2d-check keeps it to an eighth of the run's slots.  */
 void h2d_pipeline_batch_items (struct h2d_pipeline *pipe, unsigned items);
+
+/* Register arenas from now on mapped into the device's address space
+   (cudaHostRegisterMapped), so that the sm path can read them in place.  */
+void h2d_pipeline_map_arenas (struct h2d_pipeline *pipe);
+
+/* Whether PATH can run here; when not, WHY says why ("cudaMemcpyBatchAsync
+   needs CUDA runtime 12.8 or later; this build has 12.4").  */
+bool h2d_pipeline_copy_path_available (const struct h2d_pipeline *pipe,
+                                       enum h2d_copy_path path, char *why, size_t why_size);
+
+/* Send batches by PATH from now on (default H2D_COPY_ENGINE); the sm path
+   launches BLOCKS blocks (1..H2D_COPY_SMS_MAX).  Needs
+   h2d_pipeline_copy_path_available.  */
+void h2d_pipeline_copy_path (struct h2d_pipeline *pipe, enum h2d_copy_path path,
+                             unsigned blocks);
+
+/* Batches sent by each path so far, into COUNTS[H2D_COPY_PATHS].  */
+void h2d_pipeline_path_batches (const struct h2d_pipeline *pipe, uint64_t *counts);
+
+/* Time each available path (the sm one with BLOCKS blocks) on a scratch
+   page-locked buffer of items of LAYOUT, laid out as PRODUCERS pool
+   arenas would interleave them, about SECONDS each, twice, through this
+   pipeline as it is set up (buffers in flight, batch items, checking):
+   GBPS[path] the best rate in GB/s, 0 for a path not available (every
+   path, when no page-locked scratch could be had).  The
+   pipeline must be idle; it is left on the path it was on.  Dies if a
+   scratch item fails its check.  */
+void h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *layout,
+                             unsigned producers, unsigned blocks, double seconds,
+                             double *gbps);
 
 /* Page-locked staging bytes held (0 unless staged).  */
 uint64_t h2d_pipeline_staging_bytes (const struct h2d_pipeline *pipe);

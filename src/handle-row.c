@@ -3,6 +3,7 @@
 #include "handle-row.h"
 #include "die.h"
 #include "options.h"
+#include "work-share.h"
 
 #include <inttypes.h>
 
@@ -20,16 +21,17 @@ struct handle_field
   bool optional;            /* a row without it reads as 0 */
 };
 
-#define NUMBER_FIELD(name, member, max) \
-  { name, offsetof (struct handle_row, member), sizeof ((struct handle_row *) 0)->member, max }
-#define OPTIONAL_NUMBER_FIELD(name, member, max) \
-  { name, offsetof (struct handle_row, member), sizeof ((struct handle_row *) 0)->member, max, \
-    true }
+#define NUMBER_FIELD(name_, member, max_) \
+  { .name = name_, .offset = offsetof (struct handle_row, member), \
+    .size = sizeof ((struct handle_row *) 0)->member, .max = max_ }
+#define OPTIONAL_NUMBER_FIELD(name_, member, max_) \
+  { .name = name_, .offset = offsetof (struct handle_row, member), \
+    .size = sizeof ((struct handle_row *) 0)->member, .max = max_, .optional = true }
 
 static const struct handle_field handle_fields[HC_COUNT] = {
-  [HC_ARENA] = { "arena" },
-  [HC_BACKEND] = { "backend" },
-  [HC_SLOT] = { "slot" },
+  [HC_ARENA] = { .name = "arena" },
+  [HC_BACKEND] = { .name = "backend" },
+  [HC_SLOT] = { .name = "slot" },
   [HC_OFFSET] = NUMBER_FIELD ("offset", handle.offset, UINT64_MAX),
   [HC_BYTES] = NUMBER_FIELD ("bytes", handle.bytes, UINT64_MAX),
   [HC_GENERATION] = NUMBER_FIELD ("generation", handle.generation, UINT64_MAX >> 1),
@@ -39,15 +41,16 @@ static const struct handle_field handle_fields[HC_COUNT] = {
   [HC_WORKERS] = NUMBER_FIELD ("workers", config.workers, UINT32_MAX),
   [HC_ITEMS] = NUMBER_FIELD ("items", config.items, UINT64_MAX),
   [HC_SIZE_BYTES] = NUMBER_FIELD ("size_bytes", config.size_bytes, UINT64_MAX),
-  [HC_DTYPE] = { "dtype" },
-  [HC_KIND] = { "kind" },
-  [HC_LEAVES] = { "leaves" },
-  [HC_PINNED] = { "pinned" },
+  [HC_DTYPE] = { .name = "dtype" },
+  [HC_KIND] = { .name = "kind" },
+  [HC_LEAVES] = { .name = "leaves" },
+  [HC_PINNED] = { .name = "pinned" },
   [HC_SLOTS] = NUMBER_FIELD ("slots", config.slots, ARENA_MAX_SLOTS),
   [HC_GEN_NS] = NUMBER_FIELD ("gen_ns", gen_ns, UINT64_MAX),
   [HC_EPOCHS] = NUMBER_FIELD ("epochs", config.epochs, ARENA_MAX_EPOCHS),
   [HC_FILL_START_NS] = OPTIONAL_NUMBER_FIELD ("fill_start_ns", fill_start_ns, UINT64_MAX),
   [HC_ROW_NS] = OPTIONAL_NUMBER_FIELD ("row_ns", row_ns, UINT64_MAX),
+  [HC_SHARE] = { "share", .optional = true },
 };
 
 static uint64_t
@@ -85,21 +88,30 @@ handle_row_header (struct csv_line *line)
     csv_line_str (line, handle_fields[c].name);
 }
 
-/* LAYOUT as the leaves column writes it, formatted once for the rows of a
-   run (they repeat it; a dozen snprintf calls a row otherwise).  */
-static const char *
-layout_text (const struct payload_layout *layout)
+/* The leaf layout of the last configuration seen, and its leaves column,
+   made once for the rows of a run: they repeat it, and laying it out and
+   formatting it anew cost a dozen snprintf calls a row.  */
+struct layout_cache
 {
-  static struct payload_layout cached;
-  static char text[128];
-  static bool have;
-  if (!have || memcmp (&cached, layout, sizeof cached) != 0)
+  bool have;
+  uint64_t size;
+  enum payload_dtype dtype;
+  enum payload_kind kind;
+  struct payload_layout layout;
+  char text[128];
+};
+
+static const struct layout_cache *
+cached_layout (uint64_t size, enum payload_dtype dtype, enum payload_kind kind)
+{
+  static struct layout_cache cache;
+  if (!cache.have || cache.size != size || cache.dtype != dtype || cache.kind != kind)
     {
-      payload_layout_format (layout, text, sizeof text);
-      cached = *layout;
-      have = true;
+      cache = (struct layout_cache) { .have = true, .size = size, .dtype = dtype, .kind = kind };
+      payload_layout_init (&cache.layout, size, dtype, kind);
+      payload_layout_format (&cache.layout, cache.text, sizeof cache.text);
     }
-  return text;
+  return &cache;
 }
 
 void
@@ -127,10 +139,14 @@ handle_row_format (struct csv_line *line, const struct handle_row *row)
         csv_line_str (line, payload_kind_names[row->config.kind]);
         break;
       case HC_LEAVES:
-        csv_line_str (line, layout_text (&row->layout));
+        csv_line_str (line, cached_layout (row->layout.size, row->layout.dtype,
+                                           row->layout.kind)->text);
         break;
       case HC_PINNED:
         csv_line_u64 (line, row->config.pinned);
+        break;
+      case HC_SHARE:
+        csv_line_str (line, work_share_names[row->config.share]);
         break;
       default:
         csv_line_u64 (line, number_get (row, &handle_fields[c]));
@@ -189,14 +205,6 @@ parse_u64 (const char *text, uint64_t max, uint64_t *value)
     return false;
   *value = number;
   return true;
-}
-
-/* The leaves column of the last configuration seen: rows of one run
-   repeat it, and formatting it anew costs a dozen snprintf calls.  */
-static bool
-leaves_match (const struct payload_layout *layout, const char *text)
-{
-  return STREQ (layout_text (layout), text);
 }
 
 /* "is not 'pool' or 'ring'": every backend's name.  */
@@ -303,14 +311,24 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
     BAD (HC_ITEMS, "is not a positive count");
   if (row->epoch >= row->config.epochs)
     BAD (HC_EPOCH, "is not below the epochs column");
-  /* sequence = (epoch*workers + worker)*items + index, index < items.  */
-  unsigned __int128 first = ((unsigned __int128) row->epoch * row->config.workers + row->worker)
-                            * row->config.items;
-  if (row->sequence < first || row->sequence - first >= row->config.items)
-    BAD (HC_SEQUENCE, "does not belong to this worker and epoch");
+  if (columns->index[HC_SHARE] >= 0)
+    {
+      int share = find_name (FIELD (HC_SHARE), work_share_names);
+      if (share < 0)
+        BAD (HC_SHARE, "is not 'static' or 'pull'");
+      row->config.share = (enum arena_share) share;
+    }
+  uint64_t first, count;
+  if (!work_share_range (row->config.share, row->config.workers, row->config.items,
+                         row->worker, row->epoch, &first, &count)
+      || row->sequence < first || row->sequence - first >= count)
+    BAD (HC_SEQUENCE, row->config.share == ARENA_SHARE_PULL
+         ? "does not belong to this epoch" : "does not belong to this worker and epoch");
 
-  payload_layout_init (&row->layout, row->config.size_bytes, row->config.dtype, row->config.kind);
-  if (!leaves_match (&row->layout, FIELD (HC_LEAVES)))
+  const struct layout_cache *layout = cached_layout (row->config.size_bytes, row->config.dtype,
+                                                     row->config.kind);
+  row->layout = layout->layout;
+  if (!STREQ (layout->text, FIELD (HC_LEAVES)))
     BAD (HC_LEAVES, "does not match size_bytes, dtype and kind");
   if (row->handle.bytes != row->layout.bytes)
     BAD (HC_BYTES, "does not match size_bytes, dtype and kind");

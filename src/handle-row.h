@@ -15,7 +15,7 @@ enum handle_column
   HC_ARENA, HC_BACKEND, HC_SLOT, HC_OFFSET, HC_BYTES, HC_GENERATION,
   HC_SEQUENCE, HC_WORKER, HC_EPOCH, HC_WORKERS, HC_ITEMS, HC_SIZE_BYTES,
   HC_DTYPE, HC_KIND, HC_LEAVES, HC_PINNED, HC_SLOTS, HC_GEN_NS, HC_EPOCHS,
-  HC_FILL_START_NS, HC_ROW_NS,
+  HC_FILL_START_NS, HC_ROW_NS, HC_SHARE,
   HC_COUNT
 };
 
@@ -31,6 +31,7 @@ struct run_config
   uint32_t slots;
   uint64_t items;           /* per worker per epoch */
   uint32_t epochs;
+  enum arena_share share;   /* how the workers divide an epoch's items */
 };
 
 struct handle_row
@@ -61,14 +62,14 @@ struct handle_columns
 };
 
 /* Learn the column order from RECORD (any order; none unknown, none
-   missing but fill_start_ns and row_ns, which earlier versions did not
-   write).  Returns false with WHY set ("missing column 'arena'").  */
+   missing but fill_start_ns, row_ns and share, which earlier versions did
+   not write: a row without share is static).  Returns false with WHY set ("missing column 'arena'").  */
 bool handle_columns_parse (struct handle_columns *columns, const struct csv_record *record,
                            char *why, size_t why_size);
 
 /* Parse and cross-check a data record (numbers, names, the leaf layout
-   against size/dtype/kind, the sequence against worker/epoch/items, the
-   epoch against epochs).
+   against size/dtype/kind, the sequence against worker/epoch/items/share,
+   the epoch against epochs).
    Returns false with WHY set ("column 'bytes': 'x' is not a number").  */
 bool handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
                        const struct csv_record *record, char *why, size_t why_size);

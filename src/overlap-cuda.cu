@@ -260,7 +260,7 @@ copy_batch (struct overlap *ov, size_t first, size_t count, cudaStream_t stream)
 }
 
 static int
-copy_batched (struct overlap *ov, int method)
+copy_batched (struct overlap *ov, int /* method */)
 {
   size_t count = ov->set.count;
   size_t lanes = std::min<size_t> (BATCH_LANES,
@@ -277,7 +277,7 @@ copy_batched (struct overlap *ov, int method)
 }
 
 static int
-copy_gather (struct overlap *ov, int method)
+copy_gather (struct overlap *ov, int /* method */)
 {
   gather_kernel<<<GATHER_BLOCKS, GATHER_THREADS, 0, ov->copy>>> (ov->set.items,
                                                                 (int) ov->set.count);

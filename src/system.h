@@ -27,6 +27,10 @@ enum exit_status
   EXIT_TEMPFAIL = 75      /* the peer stalled, vanished or truncated the stream */
 };
 
+/* A parameter that a table's signature or a stub's interface requires and
+   this definition does not use (the build has -Wextra's unused-parameter).  */
+#define UNUSED __attribute__ ((__unused__))
+
 #define ARRAY_SIZE(a) (sizeof (a) / sizeof (a)[0])
 #define STREQ(a, b) (strcmp ((a), (b)) == 0)
 

@@ -275,7 +275,7 @@ EOF
 
 # forge HEADER-OPTIONS: write /dev/shm/arenabench.PID.f0f0 by hand: a pool
 # arena of one 4096-byte slot (8192 bytes), fields overridable as
-# python keyword arguments (magic, version, backend, mode, size, fill,
+# python keyword arguments (magic, version, backend, share, mode, size, fill,
 # and item_size, dtype, kind: what the header says its items are).
 forge() {
   FORGED=/dev/shm/arenabench.$$.f0f0
@@ -285,15 +285,17 @@ import os, struct, sys
 path = sys.argv[1]
 kw = dict(a.split('=', 1) for a in sys.argv[2:])
 magic = kw.get('magic', 'ABAREN01').encode()
-version = int(kw.get('version', 3))
+version = int(kw.get('version', 4))
 backend = int(kw.get('backend', 0))
 size = int(kw.get('size', 8192))
 mode = int(kw.get('mode', '600'), 8)
 # magic, version, backend, header_bytes, capacity, slot_bytes, slot_count,
 # flags, producer_pid: the start of struct arena_header.
 header = magic + struct.pack('<IIQQQIIi', version, backend, 4096, 4096, 4096, 1, 0, 0)
-# run_id, items, worker, workers, epochs: the identity of the run at 104.
-header = header.ljust(104, b'\0') + struct.pack('<QQIII', 7, 2, 0, 1, 1)
+# run_id, items, worker, workers, epochs, share: the identity of the run
+# at 104.
+header = header.ljust(104, b'\0') + struct.pack('<QQIIII', 7, 2, 0, 1, 1,
+                                                 int(kw.get('share', 0)))
 # size_bytes, dtype, kind: what its items are (4096 bytes, fp32, tensor).
 header = header.ljust(136, b'\0') + struct.pack(
     '<QII', int(kw.get('item_size', 4096)), int(kw.get('dtype', 0)), int(kw.get('kind', 0)))
@@ -347,11 +349,12 @@ consume_forged() {
   done <<'EOF'
 magic=ABAREN02|wrong magic number (not an arenabench arena)
 magic=NUMPY001|wrong magic number (not an arenabench arena)
-version=1|unsupported arena layout version 1 (this program reads version 3)
-version=2|unsupported arena layout version 2 (this program reads version 3)
-version=4|unsupported arena layout version 4 (this program reads version 3)
-version=0|unsupported arena layout version 0 (this program reads version 3)
+version=1|unsupported arena layout version 1 (this program reads version 4)
+version=2|unsupported arena layout version 2 (this program reads version 4)
+version=5|unsupported arena layout version 5 (this program reads version 4)
+version=0|unsupported arena layout version 0 (this program reads version 4)
 backend=2|unknown backend in header
+share=2|bad workers, epochs, items or share in header
 item_size=0|bad size_bytes, dtype or kind in header
 dtype=3|bad size_bytes, dtype or kind in header
 kind=2|bad size_bytes, dtype or kind in header
@@ -446,7 +449,7 @@ EOF
 @test "ring: replays, reordering, stale generations and foreign offsets: exit 65" {
   local script why
   while IFS='|' read -r script why; do
-    start_producer 2 "$TMP/rows.csv" --backend ring --size 4096 --items 2 --slots 4
+    start_producer 2 "$TMP/rows.csv" --share static --backend ring --size 4096 --items 2 --slots 4
     awk -F, -v OFS=, "$script" "$TMP/rows.csv" > "$TMP/in.csv"
     run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
     # A row missing before one that is there is a gap (75); the rest, 65.
@@ -547,7 +550,7 @@ EOF
 }
 
 @test "a stream cut short: exit 75, truncated stream with the producer's pid and counts" {
-  start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4
+  start_producer 2 "$TMP/rows.csv" --share static --size 4096 --items 2 --slots 4
   run bash -c "head -n 2 '$TMP/rows.csv' | arena-consume > /dev/null"
   assert_status 75
   assert_output "arena-consume: arena '$(arena_name)': truncated stream: producer (pid $PRODUCER) finished after 2 items, 1 rows received
@@ -558,7 +561,7 @@ arena-consume: 1 of 2 announced items missing"
 
 @test "a producer that is still running when the rows stop: truncated stream, stopped" {
   # Three items, one slot: the producer waits for space after the first.
-  start_producer 1 "$TMP/rows.csv" --size 4096 --items 3 --slots 1
+  start_producer 1 "$TMP/rows.csv" --share static --size 4096 --items 3 --slots 1
   run bash -c "head -n 2 '$TMP/rows.csv' | arena-consume > /dev/null"
   assert_status 75
   [ "${#lines[@]}" -eq 3 ]
@@ -594,7 +597,7 @@ pool-pageable,8192,1,0"
 @test "one worker's rows filtered out: exit 75 naming the worker, epochs and sequences" {
   # Worker 1's arena is never attached: it waits at the end of epoch 0
   # for releases, worker 0 for it, until --timeout ends the producer.
-  run bash -c "set -o pipefail; arena-produce --size 4096 --items 2 --epochs 2 --workers 2 --timeout 1 2> /dev/null \
+  run bash -c "set -o pipefail; arena-produce --size 4096 --items 2 --epochs 2 --workers 2 --share static --timeout 1 2> /dev/null \
     | grep --line-buffered -v -E '^([^,]*,){7}1,' | arena-consume > /dev/null"
   assert_status 75
   [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\':\ truncated\ stream:\ producer\ \(pid\ [0-9]+\)\ stopped\ after\ 2\ items,\ 2\ rows\ received$ ]]
@@ -609,7 +612,7 @@ arena-consume: 6 of 8 announced items missing"
 @test "a row dropped in the middle: exit 75 at the next row, naming the missing sequence" {
   local backend
   for backend in pool ring; do
-    start_producer 4 "$TMP/rows.csv" --backend "$backend" --size 4096 --items 4 --slots 4
+    start_producer 4 "$TMP/rows.csv" --share static --backend "$backend" --size 4096 --items 4 --slots 4
     run bash -c "sed 3d '$TMP/rows.csv' | arena-consume > /dev/null"
     assert_status 75
     assert_output "arena-consume: line 3: worker 0 epoch 0: sequence 1 is missing: the row of sequence 2 came in its place (a row was dropped or reordered on the way)"
@@ -664,7 +667,7 @@ EOF2
   awk -F, -v OFS=, 'NR == 2 { $7 = 1 - $8; $8 = 1 - $8 } NR <= 2 { print }' "$TMP/rows.csv" > "$TMP/in.csv"
   run bash -c "arena-consume < '$TMP/in.csv' > /dev/null"
   assert_status 65
-  [[ $output =~ ^arena-consume:\ line\ 2:\ arena\ \'$NAME_RE\':\ worker,\ workers,\ items\ or\ epochs\ differ\ from\ its\ header\ \(worker\ [01]\ of\ 2,\ 1\ items,\ 1\ epochs\)$ ]]
+  [[ $output =~ ^arena-consume:\ line\ 2:\ arena\ \'$NAME_RE\':\ worker,\ workers,\ items,\ epochs\ or\ share\ differ\ from\ its\ header\ \(worker\ [01]\ of\ 2,\ 1\ items,\ 1\ epochs,\ share\ pull\)$ ]]
 }
 
 # ----------------------------------------------------------- --timeout
@@ -739,7 +742,7 @@ consume_fifo() {
   { cat "$TMP/rows.csv"; echo 'not,a,row'; } > "$TMP/in.csv"
   run bash -c "arena-consume < '$TMP/in.csv' > '$TMP/out'"
   assert_status 65
-  assert_output "arena-consume: line 52: expected 21 fields, found 3"
+  assert_output "arena-consume: line 52: expected 22 fields, found 3"
   run receipts_whole "$TMP/out"
   assert_output "50 0"
 }
@@ -804,7 +807,7 @@ consume_fifo() {
 
 @test "a run's arenas stay mapped until every worker of the run is done" {
   # Two workers, two items each, all rows written at once (two slots).
-  arena-produce --workers 2 --size 64K --items 2 --slots 2 --timeout 30 > "$TMP/rows.csv" &
+  arena-produce --workers 2 --size 64K --items 2 --slots 2 --share static --timeout 30 > "$TMP/rows.csv" &
   local producer=$! consumer workers maps=
   for _ in $(seq 200); do
     [ "$(wc -l < "$TMP/rows.csv")" -ge 5 ] && break

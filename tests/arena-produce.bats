@@ -8,9 +8,10 @@ setup() {
   PAGE=$(getconf PAGESIZE)
 }
 
-# What arena-produce writes: the columns every consumer needs, and the
-# two its --trace reads.
-HEADER="$HANDLE_HEADER,fill_start_ns,row_ns"
+# What arena-produce writes: the columns every consumer needs, the two its
+# --trace reads, and how the workers share the epoch (rows without it are
+# static).
+HEADER="$HANDLE_HEADER,fill_start_ns,row_ns,share"
 
 # Run arena-produce ARGS into arena-consume, keeping the handle rows in
 # $TMP/rows.csv and the receipts in $TMP/receipts.csv.
@@ -69,7 +70,7 @@ ring,,8320,4096,6,5,0,0,1,6,4096,fp32,tensor,0:1024,0,4"
 }
 
 @test "workers and epochs: sequence = (epoch*W + worker)*items + index, one arena per worker" {
-  run produce --size 256 --items 2 --epochs 2 --workers 2
+  run produce --size 256 --items 2 --epochs 2 --workers 2 --share static
   assert_status 0
   run bash -c "columns sequence worker epoch workers items < '$TMP/rows.csv' | tail -n +2 | sort -t, -k1,1n"
   assert_output "0,0,0,2,2
@@ -232,7 +233,7 @@ EOF
 }
 
 @test "several workers: the first to time out stops the rest, all clean up" {
-  run bash -c "arena-produce --size 64 --items 1 --workers 3 --timeout 0.2 > /dev/null"
+  run bash -c "arena-produce --size 64 --items 1 --workers 3 --share static --timeout 0.2 > /dev/null"
   assert_status 75
   local line lines=0
   while IFS= read -r line; do

@@ -7,11 +7,8 @@ MAPPING=$((4096 + 4 * 8388608))
 # unprivileged COMMAND: run COMMAND (bash) as nobody with an ordinary
 # user's 8 MiB RLIMIT_MEMLOCK; skips visibly when that cannot be arranged.
 unprivileged() {
-  [ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
-  command -v setpriv > /dev/null && command -v prlimit > /dev/null \
-    || skip "setpriv or prlimit missing"
-  setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$(command -v arena-produce)" \
-    || skip "nobody cannot run $(command -v arena-produce)"
+  require_nobody
+  command -v prlimit > /dev/null || skip "prlimit(1) is not installed"
   run setpriv --reuid=nobody --regid=nogroup --clear-groups prlimit --memlock=8388608 \
     env PATH="$PATH" bash -c "$1"
 }
@@ -28,14 +25,16 @@ fp32 4100 1024 \001\000\240\101 expected 20 (0x41a00000), found 20.000002 (0x41a
 fp16 2002 1000 \271\133 expected 247 (0x5bb8), found 247.125 (0x5bb9)
 uint8 1001 1000 \366 expected 247, found 246'
 
-# check_corruptions CONSUMER: each corruption of the table, in the first
-# item of a two-item run, is reported by CONSUMER with exit 1.
+# check_corruptions CONSUMER [PRODUCER-OPTION...]: each corruption of the
+# table, in the first item of a two-item run (arena-produce given the
+# options: --pin), is reported by CONSUMER with exit 1.
 check_corruptions() {
   local consumer=$1 dtype size index bytes values itemsize arena offset
+  shift
   while read -r dtype size index bytes values; do
     case $dtype in fp32) itemsize=4 ;; fp16) itemsize=2 ;; *) itemsize=1 ;; esac
     : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
-    arena-produce --dtype "$dtype" --size "$size" --items 2 --timeout 60 > "$TMP/rows.csv" &
+    arena-produce --dtype "$dtype" --size "$size" --items 2 --timeout 60 "$@" > "$TMP/rows.csv" &
     PRODUCER=$!
     for _ in $(seq 200); do
       [ "$(wc -l < "$TMP/rows.csv")" -ge 3 ] && break
@@ -67,15 +66,16 @@ pool fp16 101 3 127 1 padding byte 127: expected 0, found 255 (1 nonzero padding
 ring fp32 4100 2 4159,4100 2 padding byte 4100: expected 0, found 255 (2 nonzero padding bytes in the item)
 pool uint8 101 2 115,120,70 3 leaf 1 index 6: expected 35, found 255 (1 mismatched element and 2 nonzero padding bytes in the item)'
 
-# check_padding_corruptions CONSUMER: each case of the table, in a
-# two-item nested run, is reported by CONSUMER with exit 1, and the other
-# item passes.
+# check_padding_corruptions CONSUMER [PRODUCER-OPTION...]: each case of the
+# table, in a two-item nested run, is reported by CONSUMER with exit 1, and
+# the other item passes.
 check_padding_corruptions() {
   local consumer=$1 backend dtype size line bytes count message arena offset byte
+  shift
   while read -r backend dtype size line bytes count message; do
     : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
     arena-produce --backend "$backend" --kind nested --dtype "$dtype" --size "$size" \
-      --items 2 --timeout 60 > "$TMP/rows.csv" 3>&- &
+      --items 2 --timeout 60 "$@" > "$TMP/rows.csv" 3>&- &
     PRODUCER=$!
     wait_rows "$TMP/rows.csv" 3 || return 1
     arena=$(awk -F, -v l="$line" 'NR == l { print $1 }' "$TMP/rows.csv")

@@ -16,7 +16,7 @@ run_header() {
 }
 
 @test "pinned-arena --cpu: one run report per arm, repeat and worker count, memcpy rows, a receipt and a summary" {
-  run pinned-arena --cpu --size 64K --items 8 --repeats 2 --workers 1,2 --out "$TMP/pa"
+  run pinned-arena --cpu --size 64K --items 8 --repeats 2 --workers 1,2 --static-workers none --out "$TMP/pa"
   assert_status 0
   [ "$(head -n 1 "$TMP/pa/raw.csv")" = "$(run_header)" ]
   # 4 arms (2 checked, 2 fill-only) x 2 repeats x 2 worker counts, every
@@ -25,8 +25,8 @@ run_header() {
                { n++; arms[$c["arm"]]++; w[$c["workers"]]++ }
                $c["arm"] != "memcpy" && ($c["items"] != 8 || $c["warmup_epochs"] != 1) { bad++ }
                $c["arm"] ~ /-pageable$/ && $c["mismatches"] != "0" { bad++ }
-               END { print n, arms["pool-pageable"], arms["ring-pageable"], arms["pool-fill"], arms["ring-fill"], arms["memcpy"], w[1], w[2], bad + 0 }' "$TMP/pa/raw.csv"
-  assert_output "20 4 4 4 4 4 10 10 0"
+               END { print n, arms["pool-pageable"], arms["ring-pageable"], arms["pool-fill"], arms["ring-fill"], arms["memcpy"], arms["pool-pageable-static"] + 0, arms["ring-pageable-static"] + 0, w[1], w[2], bad + 0 }' "$TMP/pa/raw.csv"
+  assert_output "20 4 4 4 4 4 0 0 10 10 0"
   # Arm order rotates per repeat.
   run awk -F, '$8 == 1 { print $1, $2 }' "$TMP/pa/raw.csv"
   assert_output "1 pool-pageable
@@ -94,6 +94,32 @@ arms"
   run bash -c "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
                \$c[\"column\"] == \"items_per_s\" { print \$c[\"workers\"], \$c[\"arm\"], (\$c[\"limit\"] != \"\") }' '$TMP/pa/summary.csv' | sort"
   assert_output "$(printf '%s\n' '1 memcpy 0' '1 pool-fill 0' '1 ring-fill 0' '2 memcpy 0' '2 pool-fill 0' '2 ring-fill 0' | cat - <(printf %s "$want") | sort)"
+}
+
+@test "pinned-arena --static-workers: fixed shares beside pulling, at those counts only, with a verdict" {
+  run pinned-arena --cpu --size 64K --items 8 --repeats 2 --workers 1,2 --out "$TMP/pa"
+  assert_status 0
+  # By default the largest count, 2, runs the checked arms with fixed shares.
+  run bash -c "columns workers arm share < '$TMP/pa/raw.csv' | tail -n +2 | grep -v memcpy | sort | uniq -c | awk '{ print \$1, \$2 }'"
+  assert_status 0
+  assert_output "2 1,pool-fill,pull
+2 1,pool-pageable,pull
+2 1,ring-fill,pull
+2 1,ring-pageable,pull
+2 2,pool-fill,pull
+2 2,pool-pageable,pull
+2 2,pool-pageable-static,static
+2 2,ring-fill,pull
+2 2,ring-pageable,pull
+2 2,ring-pageable-static,static"
+  grep -qx 'arms: pool-pageable pool-fill pool-pageable-static ring-pageable ring-fill ring-pageable-static' "$TMP/pa/receipt.txt"
+  grep -qx 'static-share arms at: 2 producers' "$TMP/pa/receipt.txt"
+  run grep -cE '^2 producers, (pool|ring): producers pulling items vs fixed shares \(arena-produce --share static\): ' "$TMP/pa/summary.txt"
+  assert_status 0
+  assert_output 2
+  run pinned-arena --cpu --workers 1,2 --static-workers 3 --out "$TMP/pb"
+  assert_status 64
+  assert_output "pinned-arena: --static-workers: 3 is not one of --workers 1,2"
 }
 
 @test "pinned-arena without a GPU: a verdict for ring against pool, the memcpy reference, no raw-* rows named" {
@@ -202,6 +228,8 @@ arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
 
 @test "a progress line with the time left goes to a terminal, and only there" {
   command -v script > /dev/null || skip "script(1) not installed"
+  script -qec true /dev/null > /dev/null 2>&1 ||
+    skip "script(1) cannot open a pseudo-terminal here (no /dev/pts in this container or chroot?)"
   script -qec "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pa'" /dev/null > "$TMP/tty" 2>&1
   grep -qE 'pinned-arena: run 8 of 8 \(1 worker\(s\), (pool|ring)-(pageable|fill), repeat 2\), [0-9]+s elapsed, ~[0-9]+s left' "$TMP/tty"
   run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
@@ -379,10 +407,10 @@ pool, 1 producer: page-locking 512 MiB cost 1.5 ms; it pays for itself after 1 i
 ring, 1 producer: page-locking 512 MiB cost 1.5 ms; it pays for itself after 1 item (8.4 MB) at the measured pinned and pageable rates (95% CI 1 to 1 item)
 
 # memory per arm (means): page-locked GiB and /dev/shm GiB beside items/s
-workers 1  pool-pageable    110.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
-workers 1  pool-pinned      710.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
-workers 1  ring-pageable    105.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
-workers 1  ring-pinned      505.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
+workers 1  pool-pageable          110.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
+workers 1  pool-pinned            710.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
+workers 1  ring-pageable          105.00 items/s    0.000 GiB page-locked    0.031 GiB /dev/shm
+workers 1  ring-pinned            505.00 items/s    0.500 GiB page-locked    0.031 GiB /dev/shm
 
 # every arm and column, with the limits and the reference: summary.csv"
   # Without ceiling, raw-* and fill-only rows no limit is claimed.
@@ -620,7 +648,7 @@ direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (9
 @test "every contrib tool answers --help and --version: exit 0, at most 80 columns" {
   local t
   for t in $(drivers) h200-session arena-speed fault-soak \
-           h2d-tune results-tables bench-summarize-speed bench-summarize-coverage; do
+           h2d-tune copy-path-probe results-tables bench-summarize-speed bench-summarize-coverage; do
     run "$top_srcdir/contrib/$t" --help
     assert_status 0
     [ "${#lines[@]}" -ge 3 ]
@@ -863,6 +891,89 @@ size   arm            n  idle ms  idle   no row  no slot  check  release  other
   assert_output 4
 }
 
+@test "h2d-sweep --copy-paths x --inflight (stand-in h2d-check): an arm per path and k, and where each path wins" {
+  fake_gpu
+  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run bash -c "h2d-sweep --sizes 4K --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --slots 4 --copy-paths engine,sm,auto,batch --inflight 2,8 --out '$TMP/hs' 2> '$TMP/err'"
+  grep -v '^bench-summarize: ' "$TMP/err" >&2 || :
+  assert_status 0
+  # --calibrate with the first path's arm; no pageable or staged arm.
+  run bash -c "sort '$TMP/h2d.log' | uniq -c | sed 's/^ *//'"
+  assert_status 0
+  assert_output "1 h2d-check --help
+1 h2d-check --inflight 2 --warmup-epochs 1 --report run --copy-path auto
+1 h2d-check --inflight 2 --warmup-epochs 1 --report run --copy-path batch
+1 h2d-check --inflight 2 --warmup-epochs 1 --report run --copy-path engine --calibrate
+1 h2d-check --inflight 2 --warmup-epochs 1 --report run --copy-path sm
+1 h2d-check --inflight 8 --warmup-epochs 1 --report run --copy-path auto
+1 h2d-check --inflight 8 --warmup-epochs 1 --report run --copy-path batch
+1 h2d-check --inflight 8 --warmup-epochs 1 --report run --copy-path engine
+1 h2d-check --inflight 8 --warmup-epochs 1 --report run --copy-path sm
+1 h2d-check --report run"
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["arm"] }' "$TMP/hs/raw.csv"
+  assert_status 0
+  assert_output "pool-pinned-engine-k2
+raw-pinned
+raw-pageable
+ceiling
+pool-pinned-engine-k8
+pool-pinned-sm-k2
+pool-pinned-sm-k8
+pool-pinned-auto-k2
+pool-pinned-auto-k8
+pool-pinned-batch-k2
+pool-pinned-batch-k8
+pool-fill"
+  grep -qx 'config: .* inflight=2,8 staging_threads=1 copy_paths=engine,sm,auto,batch' "$TMP/hs/receipt.txt"
+  # The stand-in's rates are fixed: engine 4000 items/s, batch 4500, sm
+  # and auto (which it runs as sm) 4800.
+  run sed -n '/^# where each copy path wins/,/^$/p' "$TMP/hs/summary.txt"
+  assert_status 0
+  assert_output "# where each copy path wins: mean GB/s per item size and buffers in flight
+# (k); wins: the best mean of engine, batch and sm, with \"~PATH\" for a
+# path whose 95% CI reaches the winner's; auto: its mean and what it chose
+size  k  engine  batch   sm      auto         wins
+4KiB  2  0.0164  0.0184  0.0197  0.0197 (sm)  sm
+4KiB  8  0.0164  0.0184  0.0197  0.0197 (sm)  sm"
+}
+
+@test "h2d-sweep --copy-paths and --inflight: bad lists are usage errors; an h2d-check without --copy-path is 69" {
+  usage_errors <<'EOF'
+h2d-sweep --copy-paths engine,dma|h2d-sweep: --copy-paths: 'dma' is not auto, engine, batch or sm
+h2d-sweep --inflight 0|h2d-sweep: --inflight: '0' is not a positive integer
+h2d-sweep --inflight 65 --copy-paths sm|h2d-sweep: --inflight: '65' is more than h2d-check's 64
+h2d-sweep --inflight 2,x --copy-paths sm|h2d-sweep: --inflight: 'x' is not a positive integer
+h2d-sweep --inflight 2,4|h2d-sweep: --inflight: several values need --copy-paths
+EOF
+  fake_gpu
+  PATH=$TMP/bin:$PATH FAKE_COPY_PATH=0 run bash -c "h2d-sweep --sizes 4K --repeats 1 --copy-paths sm --out '$TMP/hs' 2>&1 >/dev/null"
+  assert_status 69
+  assert_output "h2d-sweep: --copy-paths: this h2d-check has no --copy-path"
+}
+
+@test "copy-path-probe (stand-in h2d-check): a row per size and path, its share of the link, what auto chose" {
+  fake_gpu
+  cp "$top_srcdir/contrib/copy-path-probe" "$TMP/bin/"
+  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run bash -c "copy-path-probe --sizes 4KiB --paths engine,sm,auto --repeats 2 --run-mib 1 --workers 1 --link-size 4KiB --out '$TMP/probe' 2> /dev/null"
+  assert_status 0
+  # The stand-in's rates are fixed: engine 4000 items/s, sm and auto 4800,
+  # raw-pinned 8000.
+  assert_output "# copy-path-probe: 1 producer, pinned pool, --inflight 4, --copy-sms 8, 2 runs per point, checked
+# link: raw-pinned peak 0.03 GB/s (h2d-check --calibrate)
+size  path    n  items/s  cv    GB/s   % of link  copy_sms  mismatches  auto chose (its engine/batch/sm GB/s)
+4KiB  engine  2  4000     0.0%  0.016  50%        0         0           -
+4KiB  sm      2  4800     0.0%  0.020  60%        8         0           -
+4KiB  auto    2  4800     0.0%  0.020  60%        8         0           sm (//)"
+  run grep -c -- '--copy-path' "$TMP/h2d.log"
+  assert_status 0
+  assert_output 7
+  run bash -c "tail -n +2 '$TMP/probe/raw.csv' | wc -l"
+  assert_status 0
+  assert_output 10
+  PATH=$TMP/bin:$PATH run copy-path-probe --repeats 0
+  assert_status 64
+  assert_output "copy-path-probe: --repeats: '0' is not a positive integer"
+}
+
 @test "the stand-in h2d-check without a ceiling row (an older h2d-check): the fill rate alone or the link, said so" {
   fake_gpu
   PATH=$TMP/bin:$PATH FAKE_CEILING=0 FAKE_IDLE=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 2 --out '$TMP/pa' 2> /dev/null"
@@ -960,11 +1071,12 @@ pinned-arena: raw rows, receipt and summary in '$TMP/pc/'"
   contrib=$(cd "$top_srcdir/contrib" && pwd)
   run h200-session --dry-run --machine h200 --out "$TMP/s" --skip arena-speed,nvbandwidth
   assert_status 0
-  assert_output "$contrib/pinned-arena --workers 1,4,8 --repeats 5 --out $TMP/s/pinned-arena
+  assert_output "$contrib/pinned-arena --workers 1,4,8 --repeats 5 --static-workers 4,8 --out $TMP/s/pinned-arena
 $contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
+$contrib/h2d-sweep --sizes 4K,64K,1M,8M --copy-paths engine,batch,sm,auto --bytes-per-run 512M --repeats 3 --out $TMP/s/copy-paths
 $contrib/transfer-overlap --out $TMP/s/transfer-overlap 
 $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
-  run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,multi-gpu-h2d,nvbandwidth
+  run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,copy-paths,multi-gpu-h2d,nvbandwidth
   assert_output "$contrib/transfer-overlap --out $TMP/s/transfer-overlap -- --runs 10
 env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TMP/s/arena-speed"
   mkdir "$TMP/s"
@@ -1021,11 +1133,12 @@ env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TM
   run h200-session --resume "$TMP/s" --dry-run --skip arena-speed,nvbandwidth
   assert_status 0
   assert_output "$contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
+$contrib/h2d-sweep --sizes 4K,64K,1M,8M --copy-paths engine,batch,sm,auto --bytes-per-run 512M --repeats 3 --out $TMP/s/copy-paths
 $contrib/transfer-overlap --out $TMP/s/transfer-overlap 
 $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   # A quick session resumes quick.
   sed -i 's/^session: full/session: quick/' "$TMP/s/receipt.txt"
-  run h200-session --resume "$TMP/s" --dry-run --skip transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
+  run h200-session --resume "$TMP/s" --dry-run --skip copy-paths,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
   assert_output "$contrib/h2d-sweep --sizes 1M,64M --bytes-per-run 512M --repeats 2 --out $TMP/s/h2d-sweep"
   cp "$TMP/before" "$TMP/s/receipt.txt"
   run h200-session --resume "$TMP/s" --out "$TMP/t"
@@ -1059,12 +1172,12 @@ $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   [ ! -e "$TMP/s" ]
   # The stand-in as it is passes the check: the session would start (its
   # dry run lists the steps; the check runs only before real steps).
-  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run h200-session --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
+  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run h200-session --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,copy-paths,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
   assert_status 0
   run cat "$TMP/h2d.log"
   assert_output "h2d-check --report run
 h2d-check --warmup-epochs 1 --report run --calibrate"
   run grep -c '^step: [a-z0-9-]* skipped (--skip)$' "$TMP/s/receipt.txt"
-  assert_output 6
+  assert_output 7
 }
 

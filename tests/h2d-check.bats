@@ -60,6 +60,14 @@ not,read" || { echo "args: $args" >&2; return 1; }
 --staging-threads 65|h2d-check: --staging-threads: '65' out of range [1, 64]|
 --staged --require-pin|h2d-check: --staged keeps the arena pageable: it cannot take --require-pin|
 --staging-threads 2 --require-pin|h2d-check: --staged keeps the arena pageable: it cannot take --require-pin|
+--copy-path dma|h2d-check: --copy-path: invalid choice 'dma' (choose from 'auto', 'engine', 'batch', 'sm')|
+--copy-path SM|h2d-check: --copy-path: invalid choice 'SM' (choose from 'auto', 'engine', 'batch', 'sm')|
+--copy-sms 0|h2d-check: --copy-sms: '0' out of range [1, 1024]|
+--copy-sms 1025|h2d-check: --copy-sms: '1025' out of range [1, 1024]|
+--copy-sms many|h2d-check: --copy-sms: invalid number 'many'|
+--staged --copy-path sm|h2d-check: --staged sends each batch as one copy: it cannot take --copy-path sm|
+--copy-path batch --staging-threads 2|h2d-check: --staged sends each batch as one copy: it cannot take --copy-path batch|
+--copy-path|h2d-check: option '--copy-path' requires an argument|hint
 --device -1|h2d-check: --device: invalid number '-1'|
 --device 1024|h2d-check: --device: '1024' out of range [0, 1023]|
 --warmup-epochs x|h2d-check: --warmup-epochs: invalid number 'x'|
@@ -78,6 +86,23 @@ TABLE
 status 69
 arena,backend
 left,for-the-next-reader"
+}
+
+@test "h2d-check --copy-path without a GPU: every path exits 69 and leaves stdin unread" {
+  printf 'arena,backend\nleft,for-the-next-reader\n' > "$TMP/input"
+  for path in auto engine batch sm; do
+    run env CUDA_VISIBLE_DEVICES=-1 bash -c "h2d-check --copy-path $path --copy-sms 4 2>&1; echo \"status \$?\"; cat" < "$TMP/input"
+    assert_output "$(no_gpu_message)
+status 69
+arena,backend
+left,for-the-next-reader" || { echo "path $path" >&2; return 1; }
+  done
+}
+
+@test "h2d-check --help documents --copy-path and --copy-sms" {
+  run h2d-check --help
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | grep -c -e '^  --copy-path P ' -e '^  --copy-sms N ')" -eq 2 ]
 }
 
 @test "h2d-check takes a malformed LOCAL_RANK as a usage error (CUDA build)" {
@@ -332,6 +357,10 @@ corrupt_first_item() {
   assert_status 0
   [ "$(printf '%s\n' "$output" | column items)" = 256 ]
   python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["traceEvents"]; sys.exit(sum(x["name"] == "copy" for x in e) != 512)' "$TMP/run.json"
+  run bash -c 'arena-produce --workers 4 --pin --size 64KiB --items 2000 --epochs 2 \
+               | h2d-check --warmup-epochs 1 --copy-path auto --report run'
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | columns items mismatches copy_path_auto | tail -n 1)" = '8000,0,yes' ]
   run bash -c 'arena-produce --size 1MiB --items 3 | h2d-check'
   assert_status 0
   [ "${#lines[@]}" -eq 4 ]
@@ -368,4 +397,136 @@ corrupt_first_item() {
     [ "$(printf '%s\n' "$output" | column pinned_bytes)" -eq "$MAPPING" ]
     [ "$(printf '%s\n' "$output" | column arm)" = pool-pinned ]
   fi
+}
+
+# ---- copy paths (on a GPU) --------------------------------------------------
+
+# The batch and sm paths read page-locked arenas: where the driver may
+# refuse to lock them (RLIMIT_MEMLOCK, not root), the test cannot run.
+require_page_locking() {
+  require_gpu
+  [ "$(id -u)" = 0 ] || [ "$(ulimit -l)" = unlimited ] \
+    || skip "the batch and sm paths read page-locked arenas: RLIMIT_MEMLOCK is $(ulimit -l) KiB here"
+}
+
+@test "h2d-check --copy-path: every path delivers every item checked, and the report says which ran" {
+  require_page_locking
+  while read -r path backend dtype kind size items; do
+    run bash -c "set -o pipefail; arena-produce --backend $backend --pin --dtype $dtype --kind $kind \
+                 --size $size --items $items --workers 2 --slots 8 \
+                 | h2d-check --copy-path $path --report run --require-pin"
+    assert_status 0 || { echo "$path $backend $dtype $kind $size" >&2; return 1; }
+    [ "$(printf '%s\n' "$output" | column items)" = $((2 * items)) ]
+    [ "$(printf '%s\n' "$output" | column mismatches)" = 0 ]
+    [ "$(printf '%s\n' "$output" | column copy_path)" = "$path" ]
+    [ "$(printf '%s\n' "$output" | column copy_path_auto)" = no ]
+    sms=0; [ "$path" = sm ] && sms=8
+    [ "$(printf '%s\n' "$output" | column copy_sms)" = "$sms" ]
+    [ "$(printf '%s\n' "$output" | columns auto_engine_gb_per_s auto_batch_gb_per_s auto_sm_gb_per_s | tail -n 1)" = ',,' ]
+  done <<'TABLE'
+engine pool fp32 tensor 4KiB 40
+batch pool fp32 tensor 4KiB 40
+sm pool fp32 tensor 4KiB 40
+batch ring fp16 nested 65537 9
+sm ring fp16 nested 65537 9
+sm pool uint8 tensor 1000001 5
+batch pool fp32 tensor 8MiB 3
+sm pool fp32 tensor 8MiB 3
+sm ring uint8 nested 1 7
+TABLE
+  assert_no_arena_left
+}
+
+@test "h2d-check --copy-sms sets the sm path's blocks, and is refused beyond the device's SMs" {
+  require_page_locking
+  run bash -c "set -o pipefail; arena-produce --pin --size 64KiB --items 6 \
+               | h2d-check --copy-path sm --copy-sms 1 --report run"
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column copy_sms)" = 1 ]
+  [ "$(printf '%s\n' "$output" | column mismatches)" = 0 ]
+  run bash -c 'h2d-check --copy-path sm --copy-sms 1024 < /dev/null 2>&1'
+  assert_status 64
+  [[ "$output" =~ ^h2d-check:\ --copy-sms:\ \'1024\'\ exceeds\ the\ device\'s\ [0-9]+\ SMs$ ]]
+}
+
+@test "h2d-check --copy-path auto: times the paths at the first row, runs the fastest, says so" {
+  require_page_locking
+  run bash -c "set -o pipefail; arena-produce --pin --size 64KiB --items 20 --workers 2 \
+               | h2d-check --copy-path auto --report run"
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column mismatches)" = 0 ]
+  [ "$(printf '%s\n' "$output" | column copy_path_auto)" = yes ]
+  chose=$(printf '%s\n' "$output" | column copy_path)
+  rates=$(printf '%s\n' "$output" | columns auto_engine_gb_per_s auto_batch_gb_per_s auto_sm_gb_per_s | tail -n 1)
+  # The engine and the sm path are always timed; the path that ran has
+  # the highest rate (batch: where the runtime has it).
+  awk -F, -v chose="$chose" 'BEGIN { split("engine batch sm", n, " ") }
+    { best = 1; for (i = 2; i <= 3; i++) if ($i != "" && $i + 0 > $best + 0) best = i
+      exit !($1 > 0 && $3 > 0 && n[best] == chose) }' <<< "$rates"
+  # Items too large to gain from it go by the engine, untimed.
+  run bash -c "set -o pipefail; arena-produce --pin --size 32MiB --items 2 \
+               | h2d-check --copy-path auto --report run"
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | columns copy_path copy_path_auto auto_sm_gb_per_s | tail -n 1)" = 'engine,yes,' ]
+  assert_no_arena_left
+}
+
+@test "h2d-check --copy-path sm refuses a pageable arena (64); auto takes it by the engine" {
+  require_gpu
+  produce_in_background 2 --size 64KiB
+  run bash -c 'h2d-check --copy-path sm 2>&1 > /dev/null' < "$TMP/rows.csv"
+  assert_status 64
+  arena=$(column arena < "$TMP/rows.csv" | head -n 1)
+  assert_output "h2d-check: --copy-path sm: line 2: arena '$arena' is not page-locked (produce it with --pin, or use --copy-path auto)"
+  kill "$PRODUCER" 2> /dev/null; wait "$PRODUCER" || :
+  run bash -c "set -o pipefail; arena-produce --size 64KiB --items 6 | h2d-check --copy-path auto --report run"
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | columns arm copy_path copy_path_auto mismatches | tail -n 1)" = 'pool-pageable,engine,yes,0' ]
+  run bash -c "set -o pipefail; arena-produce --size 64KiB --items 6 | h2d-check --copy-path batch --report run"
+  assert_status 0
+  # A pageable arena's batches go by the engine, and the report says so.
+  [ "$(printf '%s\n' "$output" | columns copy_path mismatches | tail -n 1)" = 'engine,0' ]
+  assert_no_arena_left
+}
+
+@test "h2d-check --copy-path sm and batch catch a corrupted item and name it exactly, alone and batched" {
+  require_page_locking
+  for path in sm batch; do
+    produce_in_background 2 --size 64KiB --pin
+    corrupt_first_item 1000
+    run bash -c "h2d-check --copy-path $path 2>&1 >/dev/null" < "$TMP/rows.csv"
+    wait "$PRODUCER"
+    assert_status 1 || { echo "path $path" >&2; return 1; }
+    assert_output 'h2d-check: line 2: sequence 0 leaf 0 index 1000: expected 247 (0x43770000), found 1.5 (0x3fc00000) (1 mismatched element in the item)'
+    # 40 items of 4 KiB arriving together travel in batches.
+    produce_in_background 40 --size 4KiB --slots 64 --pin
+    arena=$(column arena < "$TMP/rows.csv" | head -n 1)
+    offset=$(column offset < "$TMP/rows.csv" | sed -n 18p)
+    printf '\000\000\300\077' | dd of="/dev/shm$arena" bs=1 seek=$((offset + 4 * 5)) \
+      conv=notrunc status=none
+    run bash -c "h2d-check --copy-path $path 2>&1 >/dev/null" < "$TMP/rows.csv"
+    wait "$PRODUCER"
+    assert_status 1 || { echo "path $path, batched" >&2; return 1; }
+    assert_output 'h2d-check: line 19: sequence 17 leaf 0 index 5: expected 43 (0x422c0000), found 1.5 (0x3fc00000) (1 mismatched element in the item)'
+  done
+  assert_no_arena_left
+}
+
+@test "h2d-check --copy-path sm checks as it copies: flipped low bits in every dtype, a ragged tail, padding" {
+  require_page_locking
+  check_corruptions 'h2d-check --copy-path sm' --pin
+  check_corruptions 'h2d-check --copy-path sm --copy-sms 1 --inflight 1' --pin
+  check_padding_corruptions 'h2d-check --copy-path sm' --pin
+  assert_no_arena_left
+}
+
+@test "h2d-check --copy-path sm --no-verify copies without checking, so corruption passes" {
+  require_page_locking
+  produce_in_background 2 --size 64KiB --pin
+  corrupt_first_item 7
+  run h2d-check --copy-path sm --no-verify < "$TMP/rows.csv"
+  wait "$PRODUCER"
+  assert_status 0
+  [ "$(printf '%s\n' "$output" | column mismatches | sort -u)" = '' ]
+  assert_no_arena_left
 }

@@ -54,9 +54,9 @@ check() {
 
 @test "the table parsers find the options (arena-produce, pinned-arena)" {
   run c_options arena-produce
-  assert_output "$(printf '%s\n' backend cpu-list dtype epochs fill fill-chunk fill-rate help items kind numa-node pin size slots sweep timeout version workers)"
+  assert_output "$(printf '%s\n' backend cpu-list dtype epochs fill fill-chunk fill-rate help items kind numa-node pin share size slots sweep timeout version workers)"
   run driver_options pinned-arena
-  assert_output "$(printf '%s\n' cpu dtype fill force from help inflight items kind out plot repeats size slots staging-threads timeout trace version workers)"
+  assert_output "$(printf '%s\n' compute-us cpu dtype fill force from help inflight items kind out plot repeats size slots staging-threads static-workers timeout trace version workers)"
 }
 
 @test "every long option of each command is in its --help and its man page" {

@@ -7,9 +7,14 @@ load test-helper
 
 # The machine columns after rss_peak_bytes (arenabench(7)): page-lock
 # costs (empty when nothing was pinned), no device (a CPU consumer), then
-# where the pages and CPUs were, THP and governors (a value or unknown).
-MACHINE_UNPINNED_RE=',,,,,,,,[^,]+(,[^,]+){7}'
-MACHINE_PINNED_RE=',[0-9]+\.[0-9]{3},[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},,,,,[^,]+(,[^,]+){7}'
+# where the pages and CPUs were, THP and governors (a value or unknown),
+# then the producer columns: the share, items and fill times per worker;
+# last the rank columns (rank 0 of 1, this host, the CPU) and the empty
+# AU columns (no --compute-us).
+PRODUCERS_RE=',(pull|static),[0-9]+( [0-9]+)*,[0-9.-]+( [0-9.-]+)*'
+RANK_TAIL_RE=',0,0,1,[^,]+,cpu'
+MACHINE_UNPINNED_RE=",,,,,,,,[^,]+(,[^,]+){7}$PRODUCERS_RE$RANK_TAIL_RE,,,"
+MACHINE_PINNED_RE=",[0-9]+\.[0-9]{3},[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},,,,,[^,]+(,[^,]+){7}$PRODUCERS_RE$RANK_TAIL_RE,,,"
 NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
 
 setup() {
@@ -18,13 +23,7 @@ setup() {
 }
 
 teardown() {
-  local pid
-  for pid in "${PIDS[@]}"; do
-    kill -CONT "$pid" 2>/dev/null || true
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  arena_teardown
+  pids_teardown
 }
 
 pipeline() {
@@ -45,13 +44,13 @@ pipeline() {
           fp16/nested) bytes=1030 ;;
           uint8/nested) bytes=1027 ;;
         esac
-        want=$ITEM_HEADER
+        want=arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,mismatches
         for seq in 0 1 2 3 4; do
           want+=$'\n'"$backend-pageable,$backend,0,1000,$dtype,$kind,1,2,$seq,0,0,$bytes,0"
         done
         run bash -c "set -o pipefail; arena-produce --backend $backend --dtype $dtype --kind $kind --size 1000 --items 5 --slots 2 | arena-consume | columns arm backend pinned size_bytes dtype kind workers slots sequence worker epoch bytes mismatches"
         assert_status 0
-        assert_output "${want/,wait_ns,verify_ns/}"
+        assert_output "$want"
       done
     done
   done
@@ -78,17 +77,17 @@ pipeline() {
   [ "${#lines[@]}" -eq 4 ]
   local line
   for line in "${lines[@]:1}"; do
-    [[ "$line" =~ ^pool-pageable,pool,0,4096,fp32,tensor,1,4,[012],0,0,4096,[0-9]+,[0-9]+,0$ ]]
+    [[ "$line" =~ ^pool-pageable,pool,0,4096,fp32,tensor,1,4,[012],0,0,4096,[0-9]+,[0-9]+,0$RANK_TAIL_RE$ ]]
   done
   CONSUME_ARGS=--no-verify run pipeline --backend ring --size 4096 --items 2
   assert_status 0
   [ "${lines[0]}" = "$ITEM_HEADER" ]
-  [[ "${lines[1]}" =~ ^ring-pageable,ring,0,4096,fp32,tensor,1,4,0,0,0,4096,[0-9]+,,$ ]]
-  [[ "${lines[2]}" =~ ^ring-pageable,ring,0,4096,fp32,tensor,1,4,1,0,0,4096,[0-9]+,,$ ]]
+  [[ "${lines[1]}" =~ ^ring-pageable,ring,0,4096,fp32,tensor,1,4,0,0,0,4096,[0-9]+,,$RANK_TAIL_RE$ ]]
+  [[ "${lines[2]}" =~ ^ring-pageable,ring,0,4096,fp32,tensor,1,4,1,0,0,4096,[0-9]+,,$RANK_TAIL_RE$ ]]
 }
 
 @test "workers: one arena each, every sequence once, from its own worker" {
-  run bash -c "set -o pipefail; arena-produce --size 512 --items 4 --workers 3 --slots 2 | arena-consume | columns workers sequence worker epoch | tail -n +2 | sort -t, -k2,2n"
+  run bash -c "set -o pipefail; arena-produce --size 512 --items 4 --workers 3 --slots 2 --share static | arena-consume | columns workers sequence worker epoch | tail -n +2 | sort -t, -k2,2n"
   assert_status 0
   assert_output "3,0,0,0
 3,1,0,0
@@ -385,12 +384,13 @@ kill_consumer() {
 }
 
 # After the truncated-stream lines: the missing ranges by worker and
-# epoch, and the count of missing items last.
+# epoch (by epoch alone when the workers pull their items), and the count
+# of missing items last.
 assert_missing_lines() {
   local last=${lines[${#lines[@]} - 1]} line
   [[ $last =~ ^arena-consume:\ [0-9]+\ of\ [0-9]+\ announced\ items\ missing ]]
   for line in "${lines[@]}"; do
-    [[ $line =~ ^arena-consume:\ (arena\ \'$NAME_RE\':\ truncated\ stream|worker\ [0-9]+\ epoch\ 0:\ sequences?\ [0-9-]+\ missing|[0-9]+\ of) ]]
+    [[ $line =~ ^arena-consume:\ (arena\ \'$NAME_RE\':\ truncated\ stream|(worker\ [0-9]+\ )?epoch\ 0:\ sequences?\ [0-9-]+\ missing|[0-9]+\ of) ]]
   done
 }
 

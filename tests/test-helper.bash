@@ -1,3 +1,10 @@
+# A suite started under a launcher (make check inside sbatch or mpirun)
+# must not see its variables: every command would be that rank.  Tests
+# of ranks set them on the command they run (launcher.bats).
+LAUNCHER_VARS='RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_LOCAL_RANK OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_LOCAL_SIZE PMI_RANK MPI_LOCALRANKID PMI_SIZE MPI_LOCALNRANKS SLURM_PROCID SLURM_LOCALID SLURM_NTASKS ARENABENCH_LAUNCHER'
+# shellcheck disable=SC2086
+unset $LAUNCHER_VARS
+
 # Our arenas are /dev/shm/arenabench.PID.*, PID that of the arena-produce
 # that made them.  Every arena-produce a test starts by name goes through a
 # shim (below) that notes its PID in $ARENABENCH_PRODUCERS, this test's
@@ -37,6 +44,33 @@ arena_teardown() {
   common_teardown
   return "$left"
 }
+
+# pids_teardown: end every process a test put in PIDS (stopped ones
+# too), then arena_teardown.
+pids_teardown() {
+  local pid
+  for pid in "${PIDS[@]}"; do
+    kill -CONT "$pid" 2> /dev/null || true
+    kill -KILL "$pid" 2> /dev/null || true
+    wait "$pid" 2> /dev/null || true
+  done
+  arena_teardown
+}
+
+# load_factor: how many times slower than an idle machine this one may
+# run a test now (tests/load-factor).  Limits that bound how long
+# something may take (a test's time limit, a --timeout that is the
+# subject of a test) are multiplied by it.
+load_factor() {
+  "$BATS_TEST_DIRNAME/load-factor"
+}
+
+# This test's time limit: the idle machine's (tests/run-bats) times the
+# load as the test starts (bats reads BATS_TEST_TIMEOUT after this file
+# loads).
+if [ -n "${ARENABENCH_TEST_LIMIT:-}" ]; then
+  BATS_TEST_TIMEOUT=$((ARENABENCH_TEST_LIMIT * $(load_factor)))
+fi
 
 # wait_until SECONDS CMD...: until CMD succeeds, looked at every 50 ms
 # for at most SECONDS.  Tests wait on the event itself this way, never
@@ -132,6 +166,27 @@ can_lock() {
   [ "$limit" = unlimited ] || [ "$(id -u)" -eq 0 ] || [ $((limit * 1024)) -ge "$1" ]
 }
 
+# require_nobody [CMD...]: this test may run commands as nobody (root,
+# setpriv), and nobody can reach this build's CMDs (arena-produce and
+# arena-consume) and run them as PATH finds them; else it skips, saying why.  A build under a private directory
+# (root's 0700 home) is out of nobody's reach, and a command run as nobody
+# would fail, or find another install of it further down PATH; so would
+# one that PATH finds in a private wrapper directory (valgrind's).
+require_nobody() {
+  local cmd path cmds=("$@")
+  [ $# -gt 0 ] || cmds=(arena-produce arena-consume)
+  [ "$(id -u)" -eq 0 ] || skip "needs root to run a command as nobody"
+  command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
+  for cmd in "${cmds[@]}"; do
+    path=${top_builddir:+$top_builddir/src/}$cmd
+    [ -n "${top_builddir:-}" ] || path=$(command -v "$cmd")
+    setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$path" ||
+      skip "nobody cannot run $path (a directory above it is private to its owner)"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$cmd" --version > /dev/null 2>&1 ||
+      skip "nobody cannot run $cmd as PATH finds it ($(command -v "$cmd"))"
+  done
+}
+
 # configure found CUDA (the GPU commands are built with it).
 cuda_build() {
   [ "${ARENABENCH_HAVE_CUDA:-no}" = yes ]
@@ -155,10 +210,10 @@ require_gpu() {
 # The headers the commands write, in one place: a new column is one edit
 # here (and in the command's column table).
 HANDLE_HEADER='arena,backend,slot,offset,bytes,generation,sequence,worker,epoch,workers,items,size_bytes,dtype,kind,leaves,pinned,slots,gen_ns,epochs'
-ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches'
-RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,unpin_ms,pin_s_per_gib,unpin_s_per_gib,device_pci,link,link_max,device_numa,arena_numa,producer_cpus,producer_numa,consumer_cpus,consumer_numa,thp,thp_shmem,governor'
-H2D_ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns'
-H2D_RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,unpin_ms,pin_s_per_gib,unpin_s_per_gib,device_pci,link,link_max,device_numa,arena_numa,producer_cpus,producer_numa,consumer_cpus,consumer_numa,thp,thp_shmem,governor,inflight,staging_threads,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,device,cpu,version,idle_s,idle_no_row_s,idle_no_slot_s,idle_check_s,idle_release_s,idle_other_s'
+ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,rank,local_rank,world_size,host,device'
+RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,unpin_ms,pin_s_per_gib,unpin_s_per_gib,device_pci,link,link_max,device_numa,arena_numa,producer_cpus,producer_numa,consumer_cpus,consumer_numa,thp,thp_shmem,governor,share,producer_items,producer_fill_us,rank,local_rank,world_size,host,device,compute_us,compute_s,au'
+H2D_ITEM_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,h2d_ns,host_wall_ns,rank,local_rank,world_size,host,device'
+H2D_RUN_HEADER='arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,register_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,unpin_ms,pin_s_per_gib,unpin_s_per_gib,device_pci,link,link_max,device_numa,arena_numa,producer_cpus,producer_numa,consumer_cpus,consumer_numa,thp,thp_shmem,governor,share,producer_items,producer_fill_us,inflight,staging_threads,wait_s,h2d_s,h2d_gb_per_s,verify_s,gpu,driver,cuda,pcie,cpu,version,idle_s,idle_no_row_s,idle_no_slot_s,idle_check_s,idle_release_s,idle_other_s,copy_path,copy_path_auto,copy_sms,auto_engine_gb_per_s,auto_batch_gb_per_s,auto_sm_gb_per_s,rank,local_rank,world_size,host,device,compute_us,compute_s,au'
 
 # columns NAME...: the named columns of the CSV on stdin, header line and
 # rows, joined by commas in the order named: tests read receipts and rows

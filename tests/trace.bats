@@ -51,7 +51,7 @@ PY
 }
 
 @test "arena-consume --trace: a track per producer and the consumer's, every item's six stages in order" {
-  arena-produce --workers 2 --items 2 --epochs 2 --size 4KiB \
+  arena-produce --workers 2 --items 2 --epochs 2 --size 4KiB --share static \
     | arena-consume --warmup-epochs 1 --report run --trace "$TMP/t.json" > /dev/null
   run trace_shape "$TMP/t.json"
   assert_status 0
@@ -83,7 +83,7 @@ thread 2 0 consumer
 }
 
 @test "arena-consume --trace: rows without fill_start_ns and row_ns (an older producer) trace the consumer's side only" {
-  arena-produce --items 2 --size 4KiB | sed -u -E "s/,[^,]*,[^,]*$//" \
+  arena-produce --items 2 --size 4KiB --share static | sed -u -E "s/,[^,]*,[^,]*,[^,]*$//" \
     | arena-consume --trace "$TMP/t.json" > /dev/null
   run trace_shape "$TMP/t.json"
   assert_status 0
@@ -96,7 +96,7 @@ thread 2 0 consumer
 }
 
 @test "arena-consume --trace: every item's fill lies within the run, its bytes and worker in the span's args" {
-  arena-produce --workers 2 --items 3 --size 8KiB --dtype uint8 \
+  arena-produce --workers 2 --items 3 --size 8KiB --dtype uint8 --share static \
     | arena-consume --trace "$TMP/t.json" > /dev/null
   run python3 - "$TMP/t.json" <<'PY'
 import json, sys
@@ -116,7 +116,7 @@ PY
 
 @test "h2d-check --trace: producer, consumer, copy-stream, check and release tracks, every item's stages in order" {
   require_gpu
-  arena-produce --pin --workers 2 --items 2 --epochs 2 --size 1MiB \
+  arena-produce --pin --workers 2 --items 2 --epochs 2 --size 1MiB --share static \
     | h2d-check --warmup-epochs 1 --report run --copy-streams 2 --trace "$TMP/t.json" > /dev/null
   run trace_shape "$TMP/t.json"
   assert_status 0

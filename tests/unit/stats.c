@@ -175,8 +175,10 @@ test_bootstrap (void)
 {
   struct rng rng;
   double low, high;
-  struct bootstrap_config pct = { BOOTSTRAP_PERCENTILE, 0.95, 10000, NULL };
-  struct bootstrap_config bca = { BOOTSTRAP_BCA, 0.95, 10000, NULL };
+  struct bootstrap_config pct =
+    { .method = BOOTSTRAP_PERCENTILE, .confidence = 0.95, .resamples = 10000 };
+  struct bootstrap_config bca =
+    { .method = BOOTSTRAP_BCA, .confidence = 0.95, .resamples = 10000 };
   double one[] = { 3 }, same[] = { 2, 2, 2, 2 };
 
   rng_seed (&rng, 1);
@@ -184,7 +186,8 @@ test_bootstrap (void)
       "no interval for one value");
   ok (bootstrap_ci (&bca, BOOTSTRAP_MEDIAN, same, 4, &rng, &low, &high) && isnan (high),
       "no interval for constant data");
-  struct bootstrap_config none = { BOOTSTRAP_PERCENTILE, 0.95, 0, NULL };
+  struct bootstrap_config none =
+    { .method = BOOTSTRAP_PERCENTILE, .confidence = 0.95, .resamples = 0 };
   ok (bootstrap_ci (&none, BOOTSTRAP_MEAN, same, 4, &rng, &low, &high) != NULL,
       "no interval without resamples");
 
@@ -243,7 +246,8 @@ test_bootstrap (void)
 
   /* Bootstrap-t of the exponential's mean: to the right of the t
      interval, as skewed data demand, and holding the mean.  */
-  struct bootstrap_config boot_t = { BOOTSTRAP_STUDENT, 0.95, 10000, NULL };
+  struct bootstrap_config boot_t =
+    { .method = BOOTSTRAP_STUDENT, .confidence = 0.95, .resamples = 10000 };
   rng_seed (&rng, 6);
   ok (bootstrap_ci (&boot_t, BOOTSTRAP_MEAN, e, 200, &rng, &blow, &bhigh) == NULL,
       "bootstrap-t gives an interval");
