@@ -12,6 +12,7 @@ struct csv_reader
   struct csv_parser parser;
   csv_record_fn fn;
   void *context;
+  csv_json_fn json_fn;
   const char *source;
   size_t line;              /* records seen in the current source */
 
@@ -123,6 +124,30 @@ read_some (int fd, char *buffer, size_t size, const char *source)
 }
 
 void
+csv_reader_on_json (struct csv_reader *r, csv_json_fn fn)
+{
+  r->json_fn = fn;
+}
+
+/* The rest of FD after BUFFER[0..HAVE), whole, to R's JSON function.  */
+static void
+read_json (struct csv_reader *r, int fd, const char *buffer, size_t have, const char *source)
+{
+  size_t size = 2 * have + (1 << 16), used = have;
+  char *text = xmalloc (size);
+  memcpy (text, buffer, have);
+  size_t got;
+  while ((got = read_some (fd, text + used, size - used, source)) > 0)
+    {
+      used += got;
+      if (used == size)
+        text = xreallocarray (text, size *= 2, 1);
+    }
+  r->json_fn (text, used, source, r->context);
+  free (text);
+}
+
+void
 csv_reader_read_fd (struct csv_reader *r, int fd, const char *source)
 {
   static const char bom[] = "\xef\xbb\xbf";
@@ -134,6 +159,14 @@ csv_reader_read_fd (struct csv_reader *r, int fd, const char *source)
   while (have < 3 && (got = read_some (fd, buffer + have, sizeof buffer - have, source)) > 0)
     have += got;
   size_t skip = have >= 3 && memcmp (buffer, bom, 3) == 0 ? 3 : 0;
+  size_t first = skip;
+  while (first < have && buffer[first] && strchr (" \t\r\n", buffer[first]))
+    first++;
+  if (r->json_fn && first < have && buffer[first] == '{')
+    {
+      read_json (r, fd, buffer + skip, have - skip, source);
+      return;
+    }
   for (;;)
     {
       if (have > skip

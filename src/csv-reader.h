@@ -25,6 +25,14 @@ struct csv_reader;
 struct csv_reader *csv_reader_new (csv_record_fn fn, void *context);
 void csv_reader_free (struct csv_reader *reader);
 
+/* An input whose first byte past blanks (and a byte order mark) is '{'
+   is JSON, not CSV: with a JSON_FN set, the whole input goes to it
+   instead of the CSV parser (bench-summarize reads other tools' JSON
+   results so).  */
+typedef void (*csv_json_fn) (const char *text, size_t len, const char *source,
+                             void *context);
+void csv_reader_on_json (struct csv_reader *reader, csv_json_fn fn);
+
 /* Read PATH ("-" for stdin) to its end.  Dies with EXIT_NOINPUT when it
    cannot be opened and EXIT_DATAERR on malformed CSV (with the line).  */
 void csv_reader_read_path (struct csv_reader *reader, const char *path);

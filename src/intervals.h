@@ -63,11 +63,13 @@ void interval_welch (double mean1, double sd1, size_t n1,
                      double mean2, double sd2, size_t n2,
                      double confidence, struct welch *w);
 
-/* --log-scale: the ratio's interval of W found on the log scale instead,
-   exp(log(mean1 / mean2) -+ q se) with se^2 = v1 / mean1^2 + v2 /
-   mean2^2 (the delta method) and Welch-Satterthwaite df of those terms,
-   so it is positive where both means are; RATIO_P is that test's p.  */
-void interval_welch_log (struct welch *w, double confidence);
+/* --log-scale: the ratio of W becomes the ratio of the geometric means
+   of X[0..N1) and Y[0..N2) (every value positive), exp(mean log x -
+   mean log y), with Welch's interval and p of the mean logarithms
+   exponentiated, so it is positive; RATIO_P is that test's p.  The
+   difference of means and its p are left as they are.  */
+void interval_welch_log (struct welch *w, const double *x, size_t n1, const double *y,
+                         size_t n2, double confidence);
 
 /* A paired comparison of X[i] with Y[i], i < N: the mean difference
    with Student's t interval (N-1 df) and its two-sided p, and the

@@ -12,7 +12,10 @@
    The shift is the median of the m n differences x_i - y_j; its
    interval is [D(k), D(mn+1-k)] of the sorted differences, with the
    largest k whose null probability P(U <= k-1) is at most (1-C)/2
-   (exact), or k = floor(mn/2 - z sqrt(mn(m+n+1)/12)) (normal).  */
+   (exact), or k = floor(mn/2 - z sqrt(mn(m+n+1)/12)) (normal).  With
+   ties it is the set of shifts d the same test of x - d against y does
+   not reject, so it holds 0 exactly when p is not below 1 - C; an end
+   the test rejects, with the shifts just inside accepted, is open.  */
 #ifndef ARENABENCH_RANK_H
 #define ARENABENCH_RANK_H
 
@@ -32,6 +35,7 @@ struct rank_test
   double shift, shift_low, shift_high;
   bool exact;
   bool tied;                    /* exact given the ties */
+  bool low_open, high_open;     /* an end the test rejects (ties) */
   const char *why;              /* no test, or NULL */
   const char *shift_why;        /* no shift interval, or NULL */
 };

@@ -259,16 +259,19 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
     {
       char where[512];
       gate_where (d, cannot_row->group, where, sizeof where);
-      warn (0, "%s%s: with %zu candidate and %zu baseline values no regression can be shown "
-            "at %g%% (the exact test's smallest p is %.2g, not below %.2g): more runs are "
-            "needed (%zu row%s)", where, quotef (d->values[cannot_row->value].name), least_m,
+      warn (0, "%s%s: cannot decide: with %zu candidate and %zu baseline values no regression "
+            "can be shown at %g%% (the exact test's smallest p is %.2g, not below %.2g): more "
+            "runs are needed (%zu row%s)", where, quotef (d->values[cannot_row->value].name), least_m,
             least_n, 100 * confidence, 1 / choose (least_m + least_n, least_m), alpha, cannot,
             cannot == 1 ? "" : "s");
     }
   else if (family == GATE_FAMILY_HOLM && nverdicts > 1 && best >= alpha / (double) nverdicts)
-    warn (0, "--family-wise holm: over %zu rows the first step asks p < %.2g, below the "
-          "smallest p the exact test gives any of them (%.2g): no regression can be shown; "
-          "more runs are needed", nverdicts, alpha / (double) nverdicts, best);
+    {
+      warn (0, "cannot decide: --family-wise holm: over %zu rows the first step asks p < %.2g, "
+            "below the smallest p the exact test gives any of them (%.2g): no regression can "
+            "be shown; more runs are needed", nverdicts, alpha / (double) nverdicts, best);
+      cannot = nverdicts;
+    }
   if (family == GATE_FAMILY_HOLM)
     qsort (verdicts, nverdicts, sizeof *verdicts, verdict_order);
   for (size_t k = 0; k < nverdicts; k++)
@@ -306,6 +309,9 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
       regressed = true;
     }
   free (verdicts);
+  /* A row whose test cannot reach the level neither passes nor fails:
+     asv declines to call a change its test cannot show, and so does a
+     gate that says so in its status.  */
   return regressed ? EXIT_REGRESSION : missing ? EXIT_NOINPUT : unjudged ? EXIT_DATAERR
-    : EXIT_OK;
+    : cannot ? EXIT_UNDECIDED : EXIT_OK;
 }

@@ -51,8 +51,9 @@ extern const char *const gate_family_names[GATE_FAMILY_COUNT + 1];
    judged exactly (equal passes).  Returns EXIT_REGRESSION when a row
    regressed, else EXIT_NOINPUT when a benchmark is missing from the
    candidate, else EXIT_DATAERR when a row could not be judged, else
-   EXIT_OK.  */
-enum { EXIT_REGRESSION = EXIT_MISMATCH };
+   EXIT_UNDECIDED when a row's exact test cannot reach the level with so
+   few values (a line on stderr begins "cannot decide"), else EXIT_OK.  */
+enum { EXIT_REGRESSION = EXIT_MISMATCH, EXIT_UNDECIDED = EXIT_TEMPFAIL };
 int gate_check (const struct gate *gates, size_t ngates, const struct summary_data *data,
                 const struct summary_row *rows, size_t nrows, double confidence,
                 enum gate_family family);

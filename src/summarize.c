@@ -4,6 +4,7 @@
 #include "cell-parse.h"
 #include "csv-reader.h"
 #include "die.h"
+#include "foreign-results.h"
 #include "key-table.h"
 
 #include <math.h>
@@ -22,6 +23,10 @@ struct summarize_reader
   struct key_buffer key;
   size_t pair_column;           /* --paired; SIZE_MAX without */
   struct key_table pair_keys;
+  /* Without group columns, per input column: the first two different
+     text cells, and how many cells were numbers and text.  */
+  char **texts;
+  size_t *numbers, *textual;
 };
 
 static size_t
@@ -281,7 +286,33 @@ count_cell (struct summary_value *value, const struct summarize_reader *r,
          record->line, quote (column), quote (text), cell_complaint (kind));
   value->texts += kind == CELL_TEXT;
   value->infinite += kind == CELL_INFINITE;
+
   note_cell (value, record, text);
+}
+
+/* Each column's text cells, for warn_pooled.  */
+static void
+note_texts (struct summarize_reader *r, const struct csv_record *record)
+{
+  if (!r->texts)
+    {
+      r->texts = xcalloc (2 * r->ncolumns + 1, sizeof *r->texts);
+      r->numbers = xcalloc (r->ncolumns + 1, sizeof *r->numbers);
+      r->textual = xcalloc (r->ncolumns + 1, sizeof *r->textual);
+    }
+  for (size_t c = 0; c < r->ncolumns; c++)
+    {
+      size_t f = r->position[c];
+      double x;
+      enum cell_kind kind = cell_parse (record->fields[f], record->lengths[f], &x);
+      r->numbers[c] += kind == CELL_NUMBER;
+      if (kind != CELL_TEXT)
+        continue;
+      r->textual[c]++;
+      char **seen = &r->texts[2 * c];
+      if (!seen[1] && !(seen[0] && STREQ (seen[0], record->fields[f])))
+        seen[seen[0] != NULL] = xstrdup (record->fields[f]);
+    }
 }
 
 static void
@@ -330,6 +361,8 @@ data_row (struct summary_data *d, struct summarize_reader *r,
       d->npair_keys += pair == d->npair_keys;
     }
 
+  if (d->ngroup_names == 0)
+    note_texts (r, record);
   for (size_t v = 0; v < d->nvalues; v++)
     {
       struct summary_value *value = &d->values[v];
@@ -401,10 +434,18 @@ summarize_new (const struct summarize_options *options)
   return d;
 }
 
+/* Other tools' JSON results, as rows (foreign-results.c).  */
+static void
+on_json (const char *text, size_t len, const char *source, void *context)
+{
+  foreign_results_read (text, len, source, on_record, context);
+}
+
 void
 summarize_read (struct summary_data *d, const char *path)
 {
   struct csv_reader *reader = csv_reader_new (on_record, d);
+  csv_reader_on_json (reader, on_json);
   csv_reader_read_path (reader, path);
   csv_reader_free (reader);
 }
@@ -601,6 +642,37 @@ choose_better (struct summary_data *d)
     }
 }
 
+/* Without group columns every row is pooled: a text column whose rows
+   differ (hyperfine's and pytest-benchmark's CSV name a command or a
+   test in each row) would have different things averaged together
+   without a word.  */
+static void
+warn_pooled (struct summary_data *d)
+{
+  struct summarize_reader *r = d->reader;
+  if (d->ngroup_names > 0 || !r->texts)
+    return;
+  for (size_t c = 0; c < r->ncolumns; c++)
+    {
+      /* A column summarized is a measurement, its text cells missing.  */
+      bool summarized = false;
+      for (size_t v = 0; v < d->nvalues; v++)
+        summarized |= d->values[v].numeric && d->values[v].num == c;
+      char *const *seen = &r->texts[2 * c];
+      if (summarized || !seen[1] || r->textual[c] < r->numbers[c])
+        continue;
+      warn (0, "column %s differs between rows (%s, %s, ...) but no --by names it: their "
+            "numbers are pooled into one summary (--by %s keeps them apart)",
+            quote (r->header[c]), quote (seen[0]), quote (seen[1]), quotef (r->header[c]));
+    }
+  for (size_t c = 0; c < 2 * r->ncolumns; c++)
+    free (r->texts[c]);
+  free (r->texts);
+  free (r->numbers);
+  free (r->textual);
+  r->texts = NULL;
+}
+
 void
 summarize_finish (struct summary_data *d)
 {
@@ -668,6 +740,7 @@ summarize_finish (struct summary_data *d)
             d->groups[g].cells[v] = (struct summary_cell) { 0 };
           }
     }
+  warn_pooled (d);
   if (d->reader->options->log_scale)
     require_positive (d);
   choose_better (d);

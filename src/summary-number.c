@@ -14,20 +14,60 @@ summary_number_half (double x, double low, double high)
   return half > 0 && isfinite (half) ? half : NAN;
 }
 
+/* Whether "%.*g" of X with P digits reads back as X, into TRY.  */
+static bool
+round_trips (double x, int p, char *try, size_t size)
+{
+  if (p < 1 || p > 17)
+    return false;
+  snprintf (try, size, "%.*g", p, x);
+  return strtod (try, NULL) == x;
+}
+
 /* The shortest %g text that reads back as X: of the digits that do,
    the one that prints fewest characters ("50", not "5e+01"; "1e-323",
-   not "9.88131e-324").  */
+   not "9.88131e-324").  Trying all 17 precisions was three quarters of
+   the time of 10,000 groups: the fewest digits that read back are found
+   by bisection (more digits round nearer, so once some do, more do), and
+   more digits can print shorter only where %g leaves the exponent form,
+   at P = the decimal exponent + 1.  */
 void
 summary_number_shortest (double x, char *buf, size_t size)
 {
   char try[48];
   buf[0] = '\0';
-  for (int p = 1; p <= 17; p++)
+  if (!isfinite (x) || x == 0)
     {
-      snprintf (try, sizeof try, "%.*g", p, x);
-      if (strtod (try, NULL) == x && (!buf[0] || strlen (try) < strlen (buf)))
-        snprintf (buf, size, "%s", try);
+      snprintf (buf, size, "%.17g", x);
+      return;
     }
+  /* Computed statistics need 16 or 17 digits, data 15 or fewer: try 15
+     first, then bisect below it or step up.  */
+  int bad = 0, good = 15;
+  if (!round_trips (x, 15, try, sizeof try))
+    {
+      bad = 15;
+      good = round_trips (x, 16, try, sizeof try) ? 16 : 17;
+    }
+  while (good - bad > 1)
+    {
+      int mid = (bad + good) / 2;
+      if (round_trips (x, mid, try, sizeof try))
+        good = mid;
+      else
+        bad = mid;
+    }
+  /* Below the bisection's answer a precision may still read back where
+     the decimal rounding is uneven (near a power of 2): step down while
+     it does.  */
+  while (good > 1 && good <= 15 && round_trips (x, good - 1, try, sizeof try))
+    good--;
+  round_trips (x, good, try, sizeof try);
+  snprintf (buf, size, "%s", try);
+  int fixed = (int) floor (log10 (fabs (x))) + 1;
+  for (int p = fixed; p <= fixed + 1; p++)
+    if (p > good && p <= 17 && round_trips (x, p, try, sizeof try) && strlen (try) < strlen (buf))
+      snprintf (buf, size, "%s", try);
 }
 
 /* The exponent of BUF without "+" or padding: "1.25e300", "2e-7".  */

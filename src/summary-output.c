@@ -228,9 +228,11 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
           break;
         case STAT_SEED:
           x = text (row->seeded ? l->seed : "");
+          x.kind = STAT_SEED;
           break;
         case STAT_VS:
           x = text (row->compared ? d->compare_level : "");
+          x.kind = STAT_VS;
           break;
         case STAT_PERCENTILES:
           for (size_t p = 0; p < l->config->npercentiles; p++)
@@ -342,6 +344,11 @@ table_text (const struct layout *l, const struct field *f, const int *precision)
       summary_number_p_against (f->number, stats_alpha (l->config->confidence), buf,
                                 sizeof buf);
       return xstrdup (buf);
+    case STAT_SEED:
+    case STAT_VS:
+      /* No seed (nothing drawn) or no base: a dash, as for a number,
+         so a whitespace split keeps every later column in place.  */
+      return xstrdup (f->text && f->text[0] ? f->text : "-");
     default:
       return xstrdup (f->text ? f->text : "");
     }

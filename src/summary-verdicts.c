@@ -50,6 +50,7 @@ struct verdict_numbers
 {
   double x, low, high, p, nul;
   bool ratio;
+  bool low_open, high_open;     /* an end outside the interval (rank-sum with ties) */
   const char *test;
   const char *why;              /* no test: why */
   const char *no_ratio;         /* a difference shown for want of a ratio: why */
@@ -61,17 +62,18 @@ static struct verdict_numbers
 verdict_numbers (const struct summary_data *d, const struct summary_row *row,
                  const struct summary_config *config)
 {
-  struct verdict_numbers v = { NAN, NAN, NAN, NAN, 0, false, NULL, NULL, NULL };
+  struct verdict_numbers v = { .x = NAN, .low = NAN, .high = NAN, .p = NAN };
   if (d->paired)
     {
       const struct paired *p = &row->paired;
       v.test = "paired t";
       if (!p->ratio_why)
         v = (struct verdict_numbers) { p->ratio, p->ratio_low, p->ratio_high, p->ratio_p, 1,
-                                       true, "paired t of log ratios", NULL, NULL };
+                                       true, false, false, "paired t of log ratios", NULL,
+                                       NULL };
       else if (!p->diff_why)
         v = (struct verdict_numbers) { p->diff, p->diff_low, p->diff_high, p->p, 0, false,
-                                       "paired t", NULL, p->ratio_why };
+                                       false, false, "paired t", NULL, p->ratio_why };
       else
         v.why = p->diff_why;
       return v;
@@ -80,6 +82,7 @@ verdict_numbers (const struct summary_data *d, const struct summary_row *row,
     {
       const struct rank_test *r = &row->rank;
       v = (struct verdict_numbers) { r->shift, r->shift_low, r->shift_high, r->p, 0, false,
+                                     r->low_open, r->high_open,
                                      r->tied ? "rank-sum, exact given ties"
                                      : r->exact ? "rank-sum, exact"
                                      : "rank-sum, normal approximation", r->why, NULL };
@@ -90,11 +93,13 @@ verdict_numbers (const struct summary_data *d, const struct summary_row *row,
     v.why = w->diff_why;
   else if (!w->ratio_why)
     v = (struct verdict_numbers) { w->ratio, w->ratio_low, w->ratio_high, w->ratio_p, 1,
-                                   true, config->log_scale ? "Welch on the log scale"
-                                   : "Welch", NULL, NULL };
+                                   true, false, false,
+                                   config->log_scale
+                                   ? "Welch on the logs, ratio of geometric means" : "Welch",
+                                   NULL, NULL };
   else
     v = (struct verdict_numbers) { w->diff, w->diff_low, w->diff_high, w->p, 0, false,
-                                   "Welch", NULL, w->ratio_why };
+                                   false, false, "Welch", NULL, w->ratio_why };
   return v;
 }
 
@@ -135,7 +140,9 @@ summary_output_verdicts (FILE *out, const struct summary_data *d,
       /* The word follows the p; an interval on the other side of the
          null (approximations that part at the edge) is said.  */
       bool shown = v.p < alpha;
-      bool excludes = bounded && (v.low > v.nul || v.high < v.nul);
+      bool excludes = bounded && (v.low > v.nul || v.high < v.nul
+                                  || (v.low == v.nul && v.low_open)
+                                  || (v.high == v.nul && v.high_open));
       const char *times = v.ratio ? "x" : "";
       if (bounded)
         summary_number_interval (v.x, v.low, v.high, v.nul, x, lo, hi, sizeof x);
@@ -143,7 +150,8 @@ summary_output_verdicts (FILE *out, const struct summary_data *d,
         summary_number_digits (v.x, 3, x, sizeof x);
       char interval[160] = "";
       if (bounded)
-        snprintf (interval, sizeof interval, " [%s, %s]", lo, hi);
+        snprintf (interval, sizeof interval, " %c%s, %s%c", v.low_open ? '(' : '[', lo, hi,
+                  v.high_open ? ')' : ']');
       if (!shown || (bounded && !excludes))
         fprintf (out, "%s: %s no difference shown at %g%% (%s%s%s, p = %s, %s%s)\n",
                  who, column, level, x, times, interval, p, v.test,

@@ -266,6 +266,25 @@ test_bootstrap (void)
 }
 
 /* Every row of tests/data/reference/distributions.csv (scipy).  */
+/* Many degrees of freedom: t = z + (z^3 + z) / (4 df) to the last bit
+   at df 1e8 and 1e12 (the next term is 1e-16 of t at 1e8); the
+   incomplete beta's tail gave 4e-9 and 3e-5 relative there.  */
+static void
+test_t_quantile_large_df (void)
+{
+  static const double dfs[] = { 1e8, 1e10, 1e12 };
+  static const double ps[] = { 0.975, 0.995, 0.9 };
+  for (size_t i = 0; i < ARRAY_SIZE (dfs); i++)
+    for (size_t j = 0; j < ARRAY_SIZE (ps); j++)
+      {
+        double z = dist_normal_quantile (ps[j]);
+        double want = z + (z * z * z + z) / (4 * dfs[i]);
+        char name[96];
+        snprintf (name, sizeof name, "t quantile of %g at df %g", ps[j], dfs[i]);
+        is_relative (dist_t_quantile (ps[j], dfs[i]), want, 1e-13, name);
+      }
+}
+
 static void
 test_reference (void)
 {
@@ -361,6 +380,7 @@ main (void)
   test_quantiles ();
   test_bootstrap ();
   test_reference ();
+  test_t_quantile_large_df ();
   test_intervals ();
   tap_plan (tap_count);        /* a trailing plan: TAP allows it */
   return done_testing ();
