@@ -421,6 +421,7 @@ arena-consume: 1 of 2 announced items missing"
 6|7|stale generation: the slot holds another item
 EOF
   run grep -cE "^arena-produce: worker 0: waiting for the consumer to release every item: the consumer went away \(arena '$NAME_RE'\)\$" "$TMP/rows.csv.err"
+  assert_status 0
   assert_output 1
 }
 
@@ -498,7 +499,7 @@ EOF
 @test "columns in any order are accepted" {
   start_producer 3 "$TMP/rows.csv" --size 4096 --items 3
   awk -F, -v OFS=, '{ t = $1; $1 = $18; $18 = t; s = $3; $3 = $7; $7 = s; print }' "$TMP/rows.csv" > "$TMP/in.csv"
-  run bash -c "arena-consume < '$TMP/in.csv' | columns sequence mismatches"
+  run bash -c "set -o pipefail; arena-consume < '$TMP/in.csv' | columns sequence mismatches"
   assert_status 0
   assert_output "sequence,mismatches
 0,0
@@ -517,6 +518,7 @@ EOF
   assert_status 1
   assert_output "arena-consume: line 2: sequence 0 leaf 0 index 10: expected 10 (0x41200000), found 12 (0x41400000) (1 mismatched element in the item)"
   run bash -c "columns sequence mismatches < '$TMP/receipts.csv'"
+  assert_status 0
   assert_output "sequence,mismatches
 0,1
 1,0"
@@ -538,7 +540,7 @@ EOF
 
   start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4 --dtype uint8 --kind nested
   printf '\xff' | dd of="/dev/shm$(arena_name)" bs=1 seek=$((4096 + 8192 + 4096 + 2)) conv=notrunc status=none
-  run bash -c "arena-consume --no-verify < '$TMP/rows.csv' | columns sequence verify_ns mismatches"
+  run bash -c "set -o pipefail; arena-consume --no-verify < '$TMP/rows.csv' | columns sequence verify_ns mismatches"
   assert_status 0
   assert_output "sequence,verify_ns,mismatches
 0,,
@@ -580,7 +582,7 @@ arena-consume: 1 of 2 announced items missing"
 
   start_producer 2 "$TMP/a.csv" --size 4096 --items 2
   start_producer 2 "$TMP/b.csv" --size 8192 --items 2
-  run bash -c "{ cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume | columns arm size_bytes sequence mismatches"
+  run bash -c "set -o pipefail; { cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume | columns arm size_bytes sequence mismatches"
   assert_status 0
   assert_output "arm,size_bytes,sequence,mismatches
 pool-pageable,4096,0,0
@@ -600,6 +602,7 @@ pool-pageable,8192,1,0"
   [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\':\ truncated\ stream:\ producer\ \(pid\ [0-9]+\)\ stopped\ after\ 2\ items,\ 2\ rows\ received$ ]]
   unset 'lines[0]'
   run printf '%s\n' "${lines[@]}"
+  assert_status 0
   assert_output "arena-consume: worker 0 epoch 1: sequences 4-5 missing (2 of 2 items)
 arena-consume: worker 1 epoch 0: sequences 2-3 missing (2 of 2 items; no row of this worker arrived)
 arena-consume: worker 1 epoch 1: sequences 6-7 missing (2 of 2 items; no row of this worker arrived)
@@ -707,6 +710,7 @@ consume_fifo() {
   [ "$st" -eq 75 ]
   [ "$(cat "$TMP/err")" = "arena-consume: stdin: no handle row for 0.5 s after 51 lines: the producer stalled, or a filter in the pipe holds the rows" ]
   run receipts_whole "$TMP/out"
+  assert_status 0
   assert_output "50 0"
   # The producer saw every item released, and the consumer leave.
   producer_ended 0
@@ -730,6 +734,7 @@ consume_fifo() {
     [ "$st" -eq $((128 + $(kill -l "$sig"))) ]
     [ ! -s "$TMP/err" ]
     run receipts_whole "$TMP/out"
+    assert_status 0
     assert_output "50 0"
   done
 }
@@ -741,6 +746,7 @@ consume_fifo() {
   assert_status 65
   assert_output "arena-consume: line 52: expected 21 fields, found 3"
   run receipts_whole "$TMP/out"
+  assert_status 0
   assert_output "50 0"
 }
 

@@ -272,6 +272,7 @@ a/b,3,2,2.6666666666666665,0.5773502691896257,0.3333333333333333,2,3,3,2.6207413
   run awk -F, 'NR == 2 { g = $10; lo = $11; hi = $12 } NR == 3 { G = $10; LO = $11; HI = $12 }
     END { e = 1e-12; ok = (g * G - 1) ^ 2 < e && (lo * HI - 1) ^ 2 < e && (hi * LO - 1) ^ 2 < e
           print (ok ? "ok" : "not reciprocal: " g " " lo " " hi " / " G " " LO " " HI) }' <<<"$output"
+  assert_status 0
   assert_output "ok"
 }
 
@@ -320,6 +321,7 @@ base,v,6,0,7,3.7416573867739413,1.5275252316519468,2,7,12,3.0733713860393537,10.
       }
       print (bad ? bad " of " n " differ" : n " values agree") }' \
     "$ref/compare-expected.csv" "$TMP/median.csv" "$TMP/got.csv"
+  assert_status 0
   assert_output "48 values agree"
 }
 
@@ -327,7 +329,8 @@ base,v,6,0,7,3.7416573867739413,1.5275252316519468,2,7,12,3.0733713860393537,10.
   # 0..200 against 60..260: t = 10.3407, df = 400, p = 2.274525332198423e-22
   # (scipy); the old code gave 0.
   awk 'BEGIN { print "g,v"; for (i = 0; i <= 200; i++) { print "a," i; print "b," i + 60 } }' > "$TMP/far.csv"
-  run sh -c "bench-summarize --resamples 0 --compare g=a --value v '$TMP/far.csv' | awk -F, 'NR == 3 { print \$NF }'"
+  run bash -c "set -o pipefail; bench-summarize --resamples 0 --compare g=a --value v '$TMP/far.csv' | awk -F, 'NR == 3 { print \$NF }'"
+  assert_status 0
   assert_output "2.2745253321986343e-22"
 }
 
@@ -389,8 +392,9 @@ t       3        0  1000000002.0   1  0.57735  1000000001  1000000002  100000000
   # The 6-digit table printed such a ratio as 1 [1, 1] beside p = 3e-6; the
   # digits are those of the interval: two significant ones of its half width.
   # A column in ns is a time: higher is slower.
-  run sh -c "printf 'arm,ns\nb,1000000.0\nb,1000000.1\nb,999999.9\nb,1000000.05\nn,1000001.0\nn,1000001.1\nn,1000000.9\nn,1000001.05\n' \
+  run bash -c "set -o pipefail; printf 'arm,ns\nb,1000000.0\nb,1000000.1\nb,999999.9\nb,1000000.05\nn,1000001.0\nn,1000001.1\nn,1000000.9\nn,1000001.05\n' \
     | bench-summarize --compare arm=b --resamples 0 --format table | tail -n 1"
+  assert_status 0
   assert_output "arm=n vs arm=b: ns 1.00000100x [1.00000085, 1.00000115] slower (p = 3.1e-6, Welch)"
 }
 
@@ -514,6 +518,7 @@ field() {
       centre = ($11 + $10) / 2
       ok = half > 0.96 * want && half < 1.04 * want && (centre - $4) ^ 2 < (0.1 * $6) ^ 2
       print (ok ? "ok" : "bad: mean " $4 " se " $6 " ci " $10 " " $11) }' "$TMP/out.csv"
+  assert_status 0
   assert_output "ok"
 }
 
@@ -524,6 +529,7 @@ field() {
   small=$(bench-summarize --seed 5 "$TMP/small.csv" | field ci_high)-$(bench-summarize --seed 5 "$TMP/small.csv" | field ci_low)
   # Widths shrink like 1/sqrt(n): expect a ratio near 10.
   run awk "BEGIN { r = ($small) / ($big); print (r > 7 && r < 13 ? \"ok\" : \"ratio \" r) }"
+  assert_status 0
   assert_output "ok"
 }
 
@@ -537,6 +543,7 @@ field() {
             d1 = lo[b] - lo[p]; d2 = hi[b] - hi[p]
             print (w > 0 && d1 * d1 < (0.1 * w) ^ 2 && d2 * d2 < (0.1 * w) ^ 2 ? "ok" : "differ " lo[p] " " hi[p] " " lo[b] " " hi[b]) }' \
       "$TMP/pct.csv" "$TMP/bca.csv"
+    assert_status 0
     assert_output "ok"
   done
 }
@@ -546,6 +553,7 @@ field() {
   pct=$(bench-summarize --seed 2 --ci percentile "$TMP/exp.csv" | field ci_high)
   bca=$(bench-summarize --seed 2 --ci bca "$TMP/exp.csv" | field ci_high)
   run awk "BEGIN { print ($bca > $pct ? \"ok\" : \"bca $bca <= percentile $pct\") }"
+  assert_status 0
   assert_output "ok"
 }
 
@@ -555,6 +563,7 @@ field() {
   w99=$(bench-summarize --seed 1 --confidence 0.99 "$TMP/n.csv" | awk -F, 'NR == 2 { print $11 - $10 }')
   # Normal theory: 2.576 / 0.674 = 3.8.
   run awk "BEGIN { r = $w99 / $w50; print (r > 3.3 && r < 4.4 ? \"ok\" : \"ratio \" r) }"
+  assert_status 0
   assert_output "ok"
 }
 
@@ -590,6 +599,7 @@ field() {
   normal_values 200 8 > "$TMP/d.csv"
   bench-summarize --ci boot-t "$TMP/d.csv" > "$TMP/first.csv" 2> "$TMP/err"
   run grep -c '^bench-summarize: seed [0-9][0-9]*$' "$TMP/err"
+  assert_status 0
   assert_output "1"
   seed=$(sed 's/.*seed //' "$TMP/err")
   run bench-summarize --ci boot-t --seed "$seed" "$TMP/d.csv"
@@ -816,6 +826,7 @@ EOF
   # the ratios are 1.5 five times and 1.35, gmean (1.5^5 1.35)^(1/6).
   man_examples > "$TMP/examples"
   run wc -l < "$TMP/examples"
+  assert_status 0
   assert_output "6"
   cd "$DATA"
   i=0
@@ -845,9 +856,10 @@ EOF
   assert_status 0
   assert_output "bench-summarize: not summarized, as identifiers or configuration (name them with --value): trial (an integer key), total_bytes (constant within every group), raw_pinned_gbps (constant within every group), compute_iterations (constant within every group), matrix_size (constant within every group), compute_target_ms (constant within every group), seed (constant within every group), compute_capability (constant within every group), driver (constant within every group), cuda (constant within every group), cuda_driver (constant within every group)
 bench-summarize: column 'cpu_launch_skew_ms': positive values spread by a large factor (the SD of their logs is 1.01, pooled over 4 rows; first: method=event, num_tensors=1, n=4): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
-  run sh -c "bench-summarize --by method,num_tensors --ratio serialized_ms/concurrent_ms \
+  run bash -c "set -o pipefail; bench-summarize --by method,num_tensors --ratio serialized_ms/concurrent_ms \
     --format csv '$DATA/overlap-d2h.csv' 2> /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i }
       \$1 == \"event\" && \$2 == 1 { print \$3, \$4, \$(c[\"ci_stat\"]) }'"
+  assert_status 0
   assert_output "compute_only_ms 4 mean
 transfer_only_ms 4 mean
 serialized_ms 4 mean
@@ -868,7 +880,7 @@ serialized_ms/concurrent_ms 4 gmean"
   # ends.  References by mpmath at 50 digits (df 6, t = 2.4469118511449693):
   # 0.99999999999969157, 1.00000000000080843.
   printf 'g,v\na,1000000000000.25\na,1000000000000.5\na,1000000000000.75\na,1000000000001\nb,1000000000000.5\nb,1000000000000.75\nb,1000000000001\nb,1000000000001.25\n' > "$TMP/f.csv"
-  run sh -c "bench-summarize --by g --compare g=a --resamples 0 '$TMP/f.csv' | cut -d, -f1,22-24"
+  run bash -c "set -o pipefail; bench-summarize --by g --compare g=a --resamples 0 '$TMP/f.csv' | cut -d, -f1,22-24"
   assert_status 0
   assert_output "g,ratio,ratio_ci_low,ratio_ci_high
 a,,,
@@ -883,23 +895,26 @@ b,1.00000000000025,0.9999999999996916,1.0000000000008085"
   # 547.4486277268397, t(2, 0.975) = 4.302652729911275 (scipy):
   # 370 exp(-+ 4.3027 * 547.45 / (370 sqrt 3)) = [9.3745211, 14603.413].
   printf 'items_per_s\n10\n100\n1000\n' > "$TMP/r.csv"
-  run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' 2> /dev/null | cut -d, -f4,10,11,13"
+  run bash -c "set -o pipefail; bench-summarize --resamples 0 '$TMP/r.csv' 2> /dev/null | cut -d, -f4,10,11,13"
+  assert_status 0
   assert_output "mean,ci_low,ci_high,ci_method
 370,-989.9377813822098,1729.9377813822098,t"
-  run sh -c "bench-summarize --resamples 0 --log-scale '$TMP/r.csv' | cut -d, -f4,10,11,13"
+  run bash -c "set -o pipefail; bench-summarize --resamples 0 --log-scale '$TMP/r.csv' | cut -d, -f4,10,11,13"
   assert_status 0
   assert_output "mean,ci_low,ci_high,ci_method
 370,9.374521104724863,14603.41264056687,log-t"
   # Bootstrap-t runs on the log scale too.
   awk 'BEGIN { srand(2); print "v"; for (i = 0; i < 100; i++) print exp(3 * rand()) }' > "$TMP/skew.csv"
-  run sh -c "bench-summarize --ci boot-t --log-scale --seed 1 '$TMP/skew.csv' | cut -d, -f13"
+  run bash -c "set -o pipefail; bench-summarize --ci boot-t --log-scale --seed 1 '$TMP/skew.csv' | cut -d, -f13"
+  assert_status 0
   assert_output "ci_method
 log-boot-t"
   # Below 30 values the default at n=3 across many samples: never negative.
   awk 'BEGIN { srand(5); print "g,v"; for (r = 0; r < 500; r++) for (i = 0; i < 3; i++) print r "," exp(2 * rand()) }' > "$TMP/many.csv"
   # (awk's rand differs between awks: whether this data draws the skew
   # warning on stderr does too; only the intervals are asserted.)
-  run sh -c "bench-summarize --by g --log-scale --seed 1 '$TMP/many.csv' 2> /dev/null | awk -F, 'NR > 1 && !(\$11 > 0) { bad++ } END { print bad + 0 }'"
+  run bash -c "set -o pipefail; bench-summarize --by g --log-scale --seed 1 '$TMP/many.csv' 2> /dev/null | awk -F, 'NR > 1 && !(\$11 > 0) { bad++ } END { print bad + 0 }'"
+  assert_status 0
   assert_output "0"
 }
 
@@ -918,12 +933,14 @@ a,-2.5"
 
 @test "verdicts in words: faster or slower by the column's unit, higher or lower otherwise" {
   printf 'pinned,items_per_s,run_ms,bytes\n0,10,10,10\n0,11,11,11\n0,12,12,12\n1,50,50,50\n1,52,52,52\n1,55,55,55\n' > "$TMP/v.csv"
-  run sh -c "bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/v.csv' | tail -n 3"
+  run bash -c "set -o pipefail; bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/v.csv' | tail -n 3"
+  assert_status 0
   assert_output "pinned=1 vs pinned=0: items_per_s 4.76x [3.91, 5.93] faster (p = 0.0003, Welch)
 pinned=1 vs pinned=0: run_ms 4.76x [3.91, 5.93] slower (p = 0.0003, Welch)
 pinned=1 vs pinned=0: bytes 4.76x [3.91, 5.93] higher (p = 0.0003, Welch)"
   printf 'pinned,gb_per_s,seconds\n0,50,50\n0,52,52\n0,55,55\n1,10,10\n1,11,11\n1,12,12\n' > "$TMP/w.csv"
-  run sh -c "bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/w.csv' | tail -n 2"
+  run bash -c "set -o pipefail; bench-summarize --compare pinned=0 --resamples 0 --format table '$TMP/w.csv' | tail -n 2"
+  assert_status 0
   assert_output "pinned=1 vs pinned=0: gb_per_s 0.210x [0.168, 0.256] slower (p = 0.0003, Welch)
 pinned=1 vs pinned=0: seconds 0.210x [0.168, 0.256] faster (p = 0.0003, Welch)"
 }
@@ -941,7 +958,7 @@ pinned=1 vs pinned=0: seconds 0.210x [0.168, 0.256] faster (p = 0.0003, Welch)"
   # left out as an integer key, which made --fail-if-worse exit 64.
   printf 'arm,ns\na,100\na,101\na,102\na,103\n' > "$TMP/base.csv"
   printf 'arm,ns\na,100\na,101\na,102\na,103\n' > "$TMP/cand.csv"
-  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ns:0%:lower --format csv '$TMP/cand.csv' | cut -d, -f1-4,23"
+  run bash -c "set -o pipefail; bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ns:0%:lower --format csv '$TMP/cand.csv' | cut -d, -f1-4,23"
   assert_status 0
   assert_output "arm,source,column,n,ratio
 a,baseline,ns,4,
@@ -1011,7 +1028,7 @@ bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal o
   # and passes, the unchanged job.
   printf 'arm,ms\na,1\na,1\na,1\na,197\n' > "$TMP/base.csv"
   printf 'arm,ms\na,1\na,2\na,1\na,196\n' > "$TMP/cand.csv"
-  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --format csv '$TMP/cand.csv' 2>/dev/null | cut -d, -f23-25"
+  run bash -c "set -o pipefail; bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --format csv '$TMP/cand.csv' 2>/dev/null | cut -d, -f23-25"
   assert_status 0
   assert_output "ratio,ratio_ci_low,ratio_ci_high
 ,,
@@ -1086,7 +1103,7 @@ b,v,2,0,5.5,0.7071067811865476,0.5,5,5.5,6,-0.8531023680873489,11.85310236808734
 0x10"
   assert_status 65
   assert_output "bench-summarize: stdin: line 3, column 'v': '0x10' is not a number"
-  run sh -c "printf 'v\n1\n0x1p3\n3\n' | bench-summarize --resamples 0 2>&1 | cut -d, -f1-4"
+  run bash -c "set -o pipefail; printf 'v\n1\n0x1p3\n3\n' | bench-summarize --resamples 0 2>&1 | cut -d, -f1-4"
   assert_status 0
   assert_output "bench-summarize: stdin: line 3, column 'v': '0x1p3' is not a number (counted as missing)
 column,n,missing,mean
@@ -1094,7 +1111,7 @@ v,2,1,2"
 }
 
 @test "hygiene: invalid UTF-8 in a key gives valid JSON (U+FFFD), valid UTF-8 passes through" {
-  run sh -c "printf 'g,v\n\303\274,1\n\377x\\\\,5\n' | bench-summarize --resamples 0 --by g --format json --percentiles 50 2>/dev/null | cut -d, -f1"
+  run bash -c "set -o pipefail; printf 'g,v\n\303\274,1\n\377x\\\\,5\n' | bench-summarize --resamples 0 --by g --format json --percentiles 50 2>/dev/null | cut -d, -f1"
   assert_status 0
   assert_output "[
  {\"g\": \"ü\"
@@ -1117,7 +1134,7 @@ ab    v       2        0     5   0   0    5       5    5       -        -  mean 
   # Python's float() gives the same: 1.2345678901234567e+19,
   # 0.12345678901234568, 3.141592653589793, 1e+26, and 2^53 + 1 rounds to
   # even, 9007199254740992.
-  run sh -c "printf 'g,v\na,12345678901234567890\nb,0.12345678901234567890123\nc,3.141592653589793238462643\nd,100000000000000000000000001\ne,9007199254740993\n' | bench-summarize --by g --resamples 0 --value v 2>/dev/null | cut -d, -f1,5"
+  run bash -c "set -o pipefail; printf 'g,v\na,12345678901234567890\nb,0.12345678901234567890123\nc,3.141592653589793238462643\nd,100000000000000000000000001\ne,9007199254740993\n' | bench-summarize --by g --resamples 0 --value v 2>/dev/null | cut -d, -f1,5"
   assert_status 0
   assert_output "g,mean
 a,1.2345678901234567e+19
@@ -1142,7 +1159,7 @@ v,3,0,3.3333333333333335,4.163331998932265,2.4037008503093262,0,2,8,,,,gmean,t,0
   # References from tests/data/reference/mann-whitney.py (exact by
   # enumerating subsets of ranks; normal in mpmath).  Without ties, 13
   # values: exact, U 32, p 0.13752913752913754, shift 1.45 [-0.9, 4.1].
-  run sh -c "printf 'arm,x\nb,1.1\nb,1.9\nb,2.2\nb,3.3\nb,4.0\nb,4.4\nb,5.9\nn,2.5\nn,3.1\nn,4.7\nn,5.2\nn,6.8\nn,7.4\n' | bench-summarize --compare arm=b --rank --resamples 0 2>/dev/null | cut -d, -f1,2,34-"
+  run bash -c "set -o pipefail; printf 'arm,x\nb,1.1\nb,1.9\nb,2.2\nb,3.3\nb,4.0\nb,4.4\nb,5.9\nn,2.5\nn,3.1\nn,4.7\nn,5.2\nn,6.8\nn,7.4\n' | bench-summarize --compare arm=b --rank --resamples 0 2>/dev/null | cut -d, -f1,2,34-"
   assert_status 0
   assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
 b,x,,,,,
@@ -1151,13 +1168,15 @@ n,x,32,0.13752913752913754,1.4500000000000002,-0.8999999999999999,4.100000000000
   # 252 splits of the midranks as far out, p 0.06349206349206349
   # (enumerated in Python; the normal approximation with the tie
   # correction gave 0.05855263015682664), shift 4 [0, 8].
-  run sh -c "printf 'arm,x\nb,1\nb,2\nb,3\nb,4\nb,5\nn,3\nn,5\nn,7\nn,9\nn,11\n' | bench-summarize --compare arm=b --rank --resamples 0 2>/dev/null | cut -d, -f1,2,34-"
+  run bash -c "set -o pipefail; printf 'arm,x\nb,1\nb,2\nb,3\nb,4\nb,5\nn,3\nn,5\nn,7\nn,9\nn,11\n' | bench-summarize --compare arm=b --rank --resamples 0 2>/dev/null | cut -d, -f1,2,34-"
+  assert_status 0
   assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
 b,x,,,,,
 n,x,22,0.06349206349206349,4,0,8"
   # 60 values: normal, U 617, p 0.013831619802975434, shift 3.715 [0.84, 6.78].
   awk 'BEGIN { print "arm,x"; for (i = 0; i < 30; i++) { print "b," (i * 1.37) % 17; print "n," (i * 2.11) % 19 + 1.5 } }' > "$TMP/big.csv"
-  run sh -c "bench-summarize --compare arm=b --rank --resamples 0 '$TMP/big.csv' 2>/dev/null | cut -d, -f1,2,34-"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=b --rank --resamples 0 '$TMP/big.csv' 2>/dev/null | cut -d, -f1,2,34-"
+  assert_status 0
   assert_output "arm,column,u,p_rank,shift,shift_ci_low,shift_ci_high
 b,x,,,,,
 n,x,617,0.013831619802975412,3.715,0.8399999999999999,6.780000000000001"
@@ -1172,7 +1191,7 @@ n,x,617,0.013831619802975412,3.715,0.8399999999999999,6.780000000000001"
   # paired, the differences 1, 1.5, 2, 2.5 give 1.75 [0.72287, 2.77713],
   # p 0.012307551821486286, and the ratios' geometric mean 1.0759441
   # [1.0496949, 1.1028496] (mpmath).  Run 5 has no pair and is left out.
-  run sh -c "printf 'run,arm,ms\n1,b,10\n2,b,20\n3,b,30\n4,b,40\n1,n,11\n2,n,21.5\n3,n,32\n4,n,42.5\n5,n,50\n' | bench-summarize --compare arm=b --paired run --resamples 0 2>/dev/null | cut -d, -f1,2,33-"
+  run bash -c "set -o pipefail; printf 'run,arm,ms\n1,b,10\n2,b,20\n3,b,30\n4,b,40\n1,n,11\n2,n,21.5\n3,n,32\n4,n,42.5\n5,n,50\n' | bench-summarize --compare arm=b --paired run --resamples 0 2>/dev/null | cut -d, -f1,2,33-"
   assert_status 0
   assert_output "arm,column,p_welch,pairs,paired_diff,paired_diff_ci_low,paired_diff_ci_high,paired_ratio,paired_ratio_ci_low,paired_ratio_ci_high,p_paired
 b,ms,,,,,,,,,
@@ -1198,7 +1217,8 @@ b,1"
   assert_output "g  column  n  missing  mean       sd       se  min  median  max  ci_low  ci_high  ci_stat  ci_method  ci_level  seed   p50  outliers_mild  outliers_severe
 a  v       3        0   6.3  2.30652  1.33167    5    5.01    9     0.6     12.1  mean     t              0.95        5.01              0                0
 b  v       1        1     1        -        -    1       1    1       -        -  mean     t              0.95           1              0                0"
-  run sh -c "printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table 2>&1 >/dev/null | cut -c1-40"
+  run bash -c "set -o pipefail; printf 'g,v\na,5.0\na,5.01\na,9\nb,1\nb,x\n' | bench-summarize --by g --resamples 0 --format table 2>&1 >/dev/null | cut -c1-40"
+  assert_status 0
   assert_output "bench-summarize: stdin: line 6, column '
 bench-summarize: no interval: fewer than
 bench-summarize: column 'v': 1 of 1 rows"
@@ -1214,15 +1234,19 @@ $H,p5,p95,outliers_mild,outliers_severe
 v,5,0,3,1.5811388300841898,0.7071067811865476,1,3,5,,,mean,boot-t,0.95,,1.2,4.8,0,0"
   for ci in percentile bca; do
     run sh -c "seq 1 9 | sed 1iv | bench-summarize --ci $ci --seed 1 --format csv 2>&1 >/dev/null"
+    assert_status 0
     assert_output "bench-summarize: no interval: percentile and BCa intervals below 10 values covered 0.71 to 0.83 of a 95% interval on normal data at n = 3 and 5, less on skewed (use --ci t), in 1 row (first: column 'v', n=9)"
     run sh -c "seq 1 5 | sed 1iv | bench-summarize --ci $ci --ci-stat median --seed 1 --format csv 2>&1 >/dev/null"
+    assert_status 0
     assert_output "bench-summarize: no interval: percentile and BCa intervals of a median below 10 values rest on a few distinct resampled medians (use --ci order), in 1 row (first: column 'v', n=5)"
     # Ten values: printed, with the shortfall said once for the column.
     run sh -c "printf 'g,v\n' > '$TMP/t.csv'; for g in a b; do seq 1 12 | sed 's/^/'\$g,'/'; done >> '$TMP/t.csv'; bench-summarize --by g --ci $ci --seed 1 --format csv '$TMP/t.csv' 2>&1 >/dev/null"
+    assert_status 0
     assert_output "bench-summarize: column 'v': $ci intervals from 10 to 29 values fall short of their level: at 95%, 0.91 (n = 10) to 0.94 (n = 30) on normal data, 0.81 to 0.92 on log-normal; --ci t holds for normal data (2 rows, first: g=a, n=12, at 95%)"
   done
   # The default is t at every n: it never draws.
-  run sh -c "seq 1 40 | sed 1iv | bench-summarize --format csv | cut -d, -f13,15"
+  run bash -c "set -o pipefail; seq 1 40 | sed 1iv | bench-summarize --format csv | cut -d, -f13,15"
+  assert_status 0
   assert_output "ci_method,seed
 t,"
 }
@@ -1230,14 +1254,18 @@ t,"
 @test "a skew warning points positive, widely spread values at --log-scale and the geometric mean" {
   printf 'items_per_s\n10\n100\n1000\n' > "$TMP/r.csv"
   run sh -c "bench-summarize --resamples 0 '$TMP/r.csv' 2>&1 >/dev/null"
+  assert_status 0
   assert_output "bench-summarize: column 'items_per_s': positive values spread by a large factor (the SD of their logs is 2.30, pooled over 1 rows; first: n=3): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
   # On the log scale already, or values that are not all positive: no word.
   run sh -c "bench-summarize --resamples 0 --log-scale '$TMP/r.csv' 2>&1 >/dev/null"
+  assert_status 0
   assert_output ""
   run sh -c "printf 'v\n-1\n10\n100\n1000\n' | bench-summarize --resamples 0 2>&1 >/dev/null"
+  assert_status 0
   assert_output ""
   # A spread of a factor 3 (1, 2, 3: log SD 0.55) is not skew enough.
   run sh -c "printf 'v\n1\n2\n3\n' | bench-summarize --resamples 0 2>&1 >/dev/null"
+  assert_status 0
   assert_output ""
 }
 
@@ -1247,14 +1275,17 @@ t,"
   # read as the edge itself.  The ends now round outward with digits until
   # they are on their side of 1, and p has the digits that put it below 0.05.
   printf 'arm,v\na,102.458134\nb,99.713916\na,102.240766\nb,98.428164\na,99.312368\nb,98.074849\na,100.648624\nb,99.019327\na,100.399458\nb,100.860400\n' > "$TMP/e.csv"
-  run sh -c "bench-summarize --compare arm=a --format table '$TMP/e.csv' 2>/dev/null | tail -n 1"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --format table '$TMP/e.csv' 2>/dev/null | tail -n 1"
+  assert_status 0
   assert_output "arm=b vs arm=a: v 0.98225x [0.96490, 0.99997] lower (p = 0.0497, Welch)"
   # The table's p_welch column, beside it, says the same.
-  run sh -c "bench-summarize --compare arm=a --format table '$TMP/e.csv' 2>/dev/null | awk 'NR == 3 { print \$NF }'"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --format table '$TMP/e.csv' 2>/dev/null | awk 'NR == 3 { print \$NF }'"
+  assert_status 0
   assert_output "0.0497"
   # The table's interval columns round outward too: 1.14x [0.935.., 1.39]
   # shows its low end as 0.93, not 0.94.
-  run sh -c "printf 'arm,x\nbase,10\nbase,11\nbase,12\nnew,11.5\nnew,12.5\nnew,13.5\n' | bench-summarize --compare arm=base --format table --percentiles 50 | awk 'NR == 3 { print \$20, \$21, \$22 }'"
+  run bash -c "set -o pipefail; printf 'arm,x\nbase,10\nbase,11\nbase,12\nnew,11.5\nnew,12.5\nnew,13.5\n' | bench-summarize --compare arm=base --format table --percentiles 50 | awk 'NR == 3 { print \$20, \$21, \$22 }'"
+  assert_status 0
   assert_output "1.14 0.93 1.39"
 }
 
@@ -1263,16 +1294,20 @@ t,"
   for r in 1 2 3 4 5 6; do echo "$r,a,$((100 + r * 10))" >> "$TMP/p.csv"; echo "$r,b,$((102 + r * 10)).$r" >> "$TMP/p.csv"; done
   # Runs 10 apart, each b 2.1 to 2.6 above its a: the paired test sees it
   # (p 1.7e-7) where Welch's, blind to the pairing, does not (p 0.83).
-  run sh -c "bench-summarize --value v --compare arm=a --paired rep --format table '$TMP/p.csv' | tail -n 1"
+  run bash -c "set -o pipefail; bench-summarize --value v --compare arm=a --paired rep --format table '$TMP/p.csv' | tail -n 1"
+  assert_status 0
   assert_output "arm=b vs arm=a: v 1.0175x [1.0164, 1.0187] higher (p = 1.7e-7, paired t of log ratios)"
-  run sh -c "bench-summarize --value v --compare arm=a --format table '$TMP/p.csv' | tail -n 1"
+  run bash -c "set -o pipefail; bench-summarize --value v --compare arm=a --format table '$TMP/p.csv' | tail -n 1"
+  assert_status 0
   assert_output "arm=b vs arm=a: v no difference shown at 95% (1.02x [0.85, 1.22], p = 0.83, Welch)"
   # 1..5 against 6..10: the exact rank-sum p is 2/252.
-  run sh -c "printf 'arm,v\na,1\na,2\na,3\na,4\na,5\nb,6\nb,7\nb,8\nb,9\nb,10\n' | bench-summarize --compare arm=a --rank --format table | tail -n 1"
+  run bash -c "set -o pipefail; printf 'arm,v\na,1\na,2\na,3\na,4\na,5\nb,6\nb,7\nb,8\nb,9\nb,10\n' | bench-summarize --compare arm=a --rank --format table | tail -n 1"
+  assert_status 0
   assert_output "arm=b vs arm=a: v higher by 5.0 [2.0, 8.0] (p = 0.0079, rank-sum, exact)"
   # With ties at 3 and 3: exact given the ties, 0.1 (R's wilcox.test
   # warns and gives the normal approximation's 0.047... in its place).
-  run sh -c "printf 'arm,v\na,1\na,2\na,2\nb,3\nb,3\nb,4\n' | bench-summarize --compare arm=a --rank --format csv 2>/dev/null | cut -d, -f34,35"
+  run bash -c "set -o pipefail; printf 'arm,v\na,1\na,2\na,2\nb,3\nb,3\nb,4\n' | bench-summarize --compare arm=a --rank --format csv 2>/dev/null | cut -d, -f34,35"
+  assert_status 0
   assert_output "u,p_rank
 ,
 9,0.1"
@@ -1282,35 +1317,43 @@ t,"
   # Valgrind computes long double at double precision: the last digits differ.
   ! valgrind_build || skip "valgrind computes long double at double precision"
   printf 'arm,v\na,1e200\na,1.01e200\na,0.99e200\na,1.02e200\na,0.98e200\nb,1.2e200\nb,1.21e200\nb,1.19e200\nb,1.22e200\nb,1.18e200\n' > "$TMP/big.csv"
-  run sh -c "bench-summarize --compare arm=a --format table '$TMP/big.csv' | tail -n 1"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --format table '$TMP/big.csv' | tail -n 1"
+  assert_status 0
   assert_output "arm=b vs arm=a: v 1.200x [1.174, 1.226] higher (p = 4.1e-8, Welch)"
-  run sh -c "bench-summarize --compare arm=a --format csv '$TMP/big.csv' | awk -F, 'NR == 3 { printf \"%.10g %.10g\\n\", \$31, \$32 }'"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --format csv '$TMP/big.csv' | awk -F, 'NR == 3 { printf \"%.10g %.10g\\n\", \$31, \$32 }'"
+  assert_status 0
   assert_output "20 8"
   # The bootstrap scales too: its squared deviations overflowed to "too
   # many resamples without spread" and "the jackknife is degenerate".
   awk 'BEGIN { print "v"; for (i = 1; i <= 12; i++) printf "%.6ge200\n", 1 + i / 1000 }' > "$TMP/b12.csv"
   for ci in boot-t bca; do
-    run sh -c "bench-summarize --ci $ci --seed 1 --format csv '$TMP/b12.csv' 2> /dev/null | awk -F, 'NR == 2 { print (\$10 > 1.001e200 && \$10 < 1.0065e200 && \$11 > 1.0065e200 && \$11 < 1.012e200) }'"
+    run bash -c "set -o pipefail; bench-summarize --ci $ci --seed 1 --format csv '$TMP/b12.csv' 2> /dev/null | awk -F, 'NR == 2 { print (\$10 > 1.001e200 && \$10 < 1.0065e200 && \$11 > 1.0065e200 && \$11 < 1.012e200) }'"
+    assert_status 0
     assert_output "1"
   done
   # Past DBL_MAX an interval is reported as overflow, not nan.
   run sh -c "printf 'v\n1.7e308\n1.79e308\n1.75e308\n' | bench-summarize --format csv 2>&1 >/dev/null"
+  assert_status 0
   assert_output "bench-summarize: no interval: the interval overflows a double, in 1 row (first: column 'v', n=3)"
 }
 
 @test "numbers print right from subnormals to 1e308: exponent form at the ends, consistent tables, shortest CSV" {
   # Valgrind computes long double at double precision: the last digits differ.
   ! valgrind_build || skip "valgrind computes long double at double precision"
-  run sh -c "printf 'v\n1.2e300\n1.3e300\n1.25e300\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$5, \$7, \$9, \$10, \$11 }'"
+  run bash -c "set -o pipefail; printf 'v\n1.2e300\n1.3e300\n1.25e300\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$5, \$7, \$9, \$10, \$11 }'"
+  assert_status 0
   assert_output "1.25e300 5e298 1.2e300 1.3e300 1.12e300 1.38e300"
-  run sh -c "printf 'v\n2e-70\n3e-70\n2.5e-70\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$7, \$9, \$10, \$11 }'"
+  run bash -c "set -o pipefail; printf 'v\n2e-70\n3e-70\n2.5e-70\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$7, \$9, \$10, \$11 }'"
+  assert_status 0
   assert_output "2.5e-70 2e-70 3e-70 1.2e-70 3.8e-70"
   # 1e15 + 0..9: min and max had 6 digits (1e15) beside a mean of 17.
-  run sh -c "awk 'BEGIN { print \"v\"; for (i = 0; i < 10; i++) printf \"100000000000000%d\\n\", i }' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$7, \$9; print (\$7 <= \$4 && \$4 <= \$9) }'"
+  run bash -c "set -o pipefail; awk 'BEGIN { print \"v\"; for (i = 0; i < 10; i++) printf \"100000000000000%d\\n\", i }' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$7, \$9; print (\$7 <= \$4 && \$4 <= \$9) }'"
+  assert_status 0
   assert_output "1000000000000004.5 1000000000000000 1000000000000009
 1"
   # CSV writes the shortest text that reads back, as JSON does.
-  run sh -c "printf 'v\n1e-323\n1e-323\n' | bench-summarize --format csv --percentiles 50 2>/dev/null | cut -d, -f4,7"
+  run bash -c "set -o pipefail; printf 'v\n1e-323\n1e-323\n' | bench-summarize --format csv --percentiles 50 2>/dev/null | cut -d, -f4,7"
+  assert_status 0
   assert_output "mean,min
 1e-323,1e-323"
 }
@@ -1318,13 +1361,15 @@ t,"
 @test "which way is better: by unit (gb_s and mb_s are rates), by --higher/--lower-is-better, else neutral" {
   printf 'arm,gb_s,throughput_mb_s,t_ms,score,latency\n' > "$TMP/d.csv"
   for i in 1 2 3 4 5; do echo "a,$((100+i)),$((100+i)),$((100+i)),$((100+i)),$((100+i))" >> "$TMP/d.csv"; echo "b,$((92+i)),$((92+i)),$((92+i)),$((92+i)),$((92+i))" >> "$TMP/d.csv"; done
-  run sh -c "bench-summarize --compare arm=a --format table '$TMP/d.csv' | tail -n 5"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --format table '$TMP/d.csv' | tail -n 5"
+  assert_status 0
   assert_output "arm=b vs arm=a: gb_s 0.922x [0.901, 0.945] slower (p = 4.4e-5, Welch)
 arm=b vs arm=a: throughput_mb_s 0.922x [0.901, 0.945] slower (p = 4.4e-5, Welch)
 arm=b vs arm=a: t_ms 0.922x [0.901, 0.945] faster (p = 4.4e-5, Welch)
 arm=b vs arm=a: score 0.922x [0.901, 0.945] lower (p = 4.4e-5, Welch)
 arm=b vs arm=a: latency 0.922x [0.901, 0.945] faster (p = 4.4e-5, Welch)"
-  run sh -c "bench-summarize --compare arm=a --format table --higher-is-better score --lower-is-better gb_s '$TMP/d.csv' | tail -n 5 | cut -d' ' -f4,8"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --format table --higher-is-better score --lower-is-better gb_s '$TMP/d.csv' | tail -n 5 | cut -d' ' -f4,8"
+  assert_status 0
   assert_output "gb_s better
 throughput_mb_s slower
 t_ms faster
@@ -1332,14 +1377,16 @@ score worse
 latency faster"
   # A --ratio takes its numerator's way, or the opposite of its
   # denominator's: a time over a time (d2h-overlap's speed-up) is neutral.
-  run sh -c "printf 'arm,serialized_ms,concurrent_ms,items\na,10,5,100\na,11,5,100\na,10,6,100\nb,10,8,100\nb,11,8,100\nb,10,9,100\n' | bench-summarize --compare arm=a --ratio serialized_ms/concurrent_ms --ratio items/concurrent_ms --value serialized_ms/concurrent_ms,items/concurrent_ms --format table 2>/dev/null | tail -n 2"
+  run bash -c "set -o pipefail; printf 'arm,serialized_ms,concurrent_ms,items\na,10,5,100\na,11,5,100\na,10,6,100\nb,10,8,100\nb,11,8,100\nb,10,9,100\n' | bench-summarize --compare arm=a --ratio serialized_ms/concurrent_ms --ratio items/concurrent_ms --value serialized_ms/concurrent_ms,items/concurrent_ms --format table 2>/dev/null | tail -n 2"
+  assert_status 0
   assert_output "arm=b vs arm=a: serialized_ms/concurrent_ms 0.64x [0.46, 0.91] lower (p = 0.028, Welch)
 arm=b vs arm=a: items/concurrent_ms 0.64x [0.50, 0.83] slower (p = 0.015, Welch)"
   # d2h-overlap's hidden_ms (time hidden behind compute) and efficiency
   # are better higher, a count of mismatches lower.
   printf 'arm,hidden_ms,overlap_efficiency,mismatches\n' > "$TMP/o.csv"
   for i in 1 2 3 4 5; do echo "a,$((100+i)),$((100+i)),$((100+i))" >> "$TMP/o.csv"; echo "b,$((92+i)),$((92+i)),$((92+i))" >> "$TMP/o.csv"; done
-  run sh -c "bench-summarize --compare arm=a --format table '$TMP/o.csv' 2>/dev/null | tail -n 3 | cut -d' ' -f4,8"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --format table '$TMP/o.csv' 2>/dev/null | tail -n 3 | cut -d' ' -f4,8"
+  assert_status 0
   assert_output "hidden_ms worse
 overlap_efficiency worse
 mismatches better"
@@ -1349,12 +1396,14 @@ mismatches better"
 }
 
 @test "--ci order on a --ratio column is the median's interval, unseeded; --log-scale ratios of means stay positive" {
-  run sh -c "printf 'a,b\n1,2\n2,3\n3,4\n4,6\n5,5\n6,7\n' | bench-summarize --ratio a/b --value a/b --ci order --seed 1 --format csv | cut -d, -f11-16"
+  run bash -c "set -o pipefail; printf 'a,b\n1,2\n2,3\n3,4\n4,6\n5,5\n6,7\n' | bench-summarize --ratio a/b --value a/b --ci order --seed 1 --format csv | cut -d, -f11-16"
+  assert_status 0
   assert_output "ci_low,ci_high,ci_stat,ci_method,ci_level,seed
 0.5,1,median,order,0.95,"
   # Fieller's ratio of these is 0.13x [-0.11, 0.38]; on the log scale it
   # is positive, with its own p.
-  run sh -c "printf 'arm,ms\na,1\na,1.2\na,0.9\nb,0.05\nb,0.3\nb,0.04\n' | bench-summarize --compare arm=a --log-scale --format table 2>/dev/null | tail -n 1"
+  run bash -c "set -o pipefail; printf 'arm,ms\na,1\na,1.2\na,0.9\nb,0.05\nb,0.3\nb,0.04\n' | bench-summarize --compare arm=a --log-scale --format table 2>/dev/null | tail -n 1"
+  assert_status 0
   assert_output "arm=b vs arm=a: ms no difference shown at 95% (0.126x [0.008, 1.971], p = 0.084, Welch on the log scale)"
 }
 
@@ -1363,6 +1412,7 @@ mismatches better"
   run "$top_srcdir/contrib/bench-summarize-coverage" check
   assert_status 0
   run grep -c '^BROKEN' <<< "$output"
+  assert_status 1
   assert_output "0"
 }
 
@@ -1382,12 +1432,14 @@ mismatches better"
 - size_mib=8, arm=pinned vs arm=pageable: h2d_ms 0.72x [0.59, 0.87] faster (p = 0.0056, Welch)
 - size_mib=64, arm=pinned vs arm=pageable: h2d_ms 0.767x [0.729, 0.807] faster (p = 0.00021, Welch)"
   run sh -c "bench-summarize --by arm,size_mib --value h2d_ms --columns mean,arm,p5 --format csv h2d.csv"
+  assert_status 0
   assert_output "mean,arm,p5
 1.15,pinned,1.0150000000000001
 1.6,pageable,1.43
 8.05,pinned,7.915
 10.5,pageable,10.145"
-  run sh -c "bench-summarize --by arm,size_mib --value h2d_ms --columns arm,mean --lower-is-better h2d_ms --higher-is-better h2d_ms --format json h2d.csv | head -n 2"
+  run bash -c "set -o pipefail; bench-summarize --by arm,size_mib --value h2d_ms --columns arm,mean --lower-is-better h2d_ms --higher-is-better h2d_ms --format json h2d.csv | sed -n 1,2p"
+  assert_status 0
   assert_output '[
  {"arm": "pinned", "mean": 1.15},'
   run bench-summarize --columns bogus h2d.csv

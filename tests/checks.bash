@@ -89,6 +89,7 @@ check_padding_corruptions() {
     assert_output "${consumer%% *}: line $line: sequence $((line - 2)) $message" || return 1
     # The receipts count the bad bytes of the corrupted item only.
     run column mismatches < "$TMP/receipts.csv"
+    assert_status 0
     if [ "$line" = 2 ]; then assert_output "$count
 0"; else assert_output "0
 $count"; fi || return 1

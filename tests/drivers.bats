@@ -26,9 +26,11 @@ run_header() {
                $c["arm"] != "memcpy" && ($c["items"] != 8 || $c["warmup_epochs"] != 1) { bad++ }
                $c["arm"] ~ /-pageable$/ && $c["mismatches"] != "0" { bad++ }
                END { print n, arms["pool-pageable"], arms["ring-pageable"], arms["pool-fill"], arms["ring-fill"], arms["memcpy"], w[1], w[2], bad + 0 }' "$TMP/pa/raw.csv"
+  assert_status 0
   assert_output "20 4 4 4 4 4 10 10 0"
   # Arm order rotates per repeat.
   run awk -F, '$8 == 1 { print $1, $2 }' "$TMP/pa/raw.csv"
+  assert_status 0
   assert_output "1 pool-pageable
 1 pool-fill
 1 ring-pageable
@@ -42,6 +44,7 @@ run_header() {
   # (One "numa node N" line per node of this host, and on a machine with
   # a GPU its lines, though --cpu leaves it unused.)
   run bash -c "sed 's/: .*//' '$TMP/pa/receipt.txt' | grep -v '^numa node [0-9]*$' | grep -v '^gpu'"
+  assert_status 0
   assert_output "command
 date
 host
@@ -60,6 +63,7 @@ arms"
   # a row per checked arm and worker count, and the memcpy reference of
   # each, in items/s and GB/s.
   run sed -n '1,7p' "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output "# pinned-arena: 64KiB fp32 tensor items checked on the CPU by arena-consume (no GPU)
 # host $(hostname): $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
@@ -68,6 +72,7 @@ arms"
 # thread copying the same bytes (dd), a reference, not a limit
 # % of limit: the share of it reached, the rest is left to gain"
   run sed -n '/^producers /,/^$/p' "$TMP/pa/summary.txt"
+  assert_status 0
   [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +vs\ memcpy\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
   # A row is at most its limit (~100% within the CIs); one above it
   # beyond them has no limit, and a note names it (a loaded machine).
@@ -93,6 +98,7 @@ arms"
   # rows, as the headline has it.
   run bash -c "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
                \$c[\"column\"] == \"items_per_s\" { print \$c[\"workers\"], \$c[\"arm\"], (\$c[\"limit\"] != \"\") }' '$TMP/pa/summary.csv' | sort"
+  assert_status 0
   assert_output "$(printf '%s\n' '1 memcpy 0' '1 pool-fill 0' '1 ring-fill 0' '2 memcpy 0' '2 pool-fill 0' '2 ring-fill 0' | cat - <(printf %s "$want") | sort)"
 }
 
@@ -100,11 +106,14 @@ arms"
   gpu_here && skip "this machine has a GPU: the GPU arms run"
   pinned-arena --size 4K --items 4 --repeats 2 --out "$TMP/pa" > "$TMP/out" 2> /dev/null
   run grep -c -e 'raw-pinned' -e 'raw-pageable' "$TMP/pa/summary.txt"
+  assert_status 1
   assert_output 0
   run grep '^1 producer: ' "$TMP/pa/summary.txt"
+  assert_status 0
   [[ "$output" =~ ^1\ producer:\ ring\ vs\ pool\ arena:\ ([0-9.]+x\ (faster|slower)\ \[[0-9.]+,\ [0-9.]+\]\ \(95%\ CI,\ n=2\ per\ arm\)|no\ difference\ shown\ \([0-9.]+x\ \[-?[0-9.]+,\ -?[0-9.]+\],\ 95%\ CI,\ n=2\ per\ arm\)|[0-9.]+x,\ no\ 95%\ CI\ from\ these\ runs\ \(n=2\ per\ arm\))$ ]]
   # bench-summarize's notes never land in the summary.
   run grep -c '^bench-summarize' "$TMP/pa/summary.txt"
+  assert_status 1
   assert_output 0
   # The summary is what the driver printed.
   cmp "$TMP/out" "$TMP/pa/summary.txt"
@@ -113,11 +122,12 @@ arms"
 @test "pinned-arena warns when producers and the consumer outnumber the online CPUs" {
   local cores
   cores=$(nproc)
-  run bash -c "pinned-arena --cpu --size 4K --items $cores --repeats 1 --workers $cores --out '$TMP/pa' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
+  run bash -c "set -o pipefail; pinned-arena --cpu --size 4K --items $cores --repeats 1 --workers $cores --out '$TMP/pa' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
   assert_status 0
   assert_output "pinned-arena: warning: $cores producer(s) and a consumer on $cores online CPU(s): they take turns, and the figures measure that
 pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
-  run bash -c "pinned-arena --cpu --size 4K --items 1 --repeats 1 --workers 1 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
+  run bash -c "set -o pipefail; pinned-arena --cpu --size 4K --items 1 --repeats 1 --workers 1 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
+  assert_status 0
   [ "$cores" -lt 2 ] || assert_output "pinned-arena: raw rows, receipt and summary in '$TMP/pb/'"
 }
 
@@ -171,6 +181,7 @@ Try 'pinned-arena --help' for more information."
   run pinned-arena --cpu --size=4K --ite 4 --rep=1 --work 1 --out="$TMP/pa"
   assert_status 0
   run grep '^config: ' "$TMP/pa/receipt.txt"
+  assert_status 0
   assert_output "config: size=4K dtype=fp32 kind=tensor workers=1 items=4 slots=4 repeats=1 epochs=2 warmup_epochs=1 fill=auto staging_threads=1"
 }
 
@@ -194,9 +205,11 @@ Try 'pinned-arena --help' for more information."
   run pinned-arena --cpu --size 4K --items 4 --repeats 1 --out "$TMP/a b"
   assert_status 0
   run grep -E '^(command|arenabench): ' "$TMP/a b/receipt.txt"
+  assert_status 0
   assert_output "command: pinned-arena --cpu --size 4K --items 4 --repeats 1 --out $TMP/a\\ b
 arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
   run grep -cE '^commit: ([0-9a-f]{7,}(-dirty)?|unknown)$' "$TMP/a b/receipt.txt"
+  assert_status 0
   assert_output 1
 }
 
@@ -204,7 +217,8 @@ arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
   command -v script > /dev/null || skip "script(1) not installed"
   script -qec "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pa'" /dev/null > "$TMP/tty" 2>&1
   grep -qE 'pinned-arena: run 8 of 8 \(1 worker\(s\), (pool|ring)-(pageable|fill), repeat 2\), [0-9]+s elapsed, ~[0-9]+s left' "$TMP/tty"
-  run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
+  run bash -c "set -o pipefail; pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
+  assert_status 0
   assert_output "pinned-arena: raw rows, receipt and summary in '$TMP/pb/'"
 }
 
@@ -214,12 +228,14 @@ arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
   TMPDIR=$TMP/tmp run pinned-arena --cpu --size 4K --items 4 --repeats 2 --workers 1,2 --out "$TMP/pa" --plot
   assert_status 0
   run bash -c "ls '$TMP/pa' | grep -v '^warnings.txt$'"
+  assert_status 0
   assert_output "items-per-s.png
 raw.csv
 receipt.txt
 summary.csv
 summary.txt"
   run ls -A "$TMP/tmp"
+  assert_status 0
   assert_output ""
   [ "$(head -c 8 "$TMP/pa/items-per-s.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
 }
@@ -235,6 +251,7 @@ cell='[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\]'
   # Rows without a ceiling arm (an h2d-check without one): the fill rate
   # alone or the link, and the headline says so.
   run sed -n '1,6p;14,19p' "$TMP/pf/summary.txt"
+  assert_status 0
   assert_output "# pinned-arena: 8MiB fp32 tensor items to Fabricated GPU, checked there
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
 # limit: the smaller of \"fill alone\", the producers' fill rate alone
@@ -248,6 +265,7 @@ cell='[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\]'
 4 producers, pool: pinned arena vs staged (1 copy thread): 2.50x faster [2.33, 2.69] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats"
   run sed -n '7,13p' "$TMP/pf/summary.txt"
+  assert_status 0
   [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
   [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +$cell\ +98%\ +2250\ +fill\ alone$ ]]
   [[ "${lines[2]}" =~ ^1\ +pool-staged\ +3\ +$cell\ +$cell\ +44%\ +2250\ +fill\ alone$ ]]
@@ -261,6 +279,7 @@ note: fabricated rows for tests/drivers.bats"
   # arms' rows.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                $c["limit"] != "" { print $c["workers"], $c["arm"], $c["column"], $c["limit"], ($c["limit_ci_low"] < $c["limit"] && $c["limit"] < $c["limit_ci_high"]), $c["pct_of_limit"], $c["bound"] }' "$TMP/pf/summary.csv"
+  assert_status 0
   assert_output "1 pool-pageable items_per_s 2250 1 35.1 fill alone
 1 pool-pinned items_per_s 2250 1 98.2 fill alone
 1 pool-staged items_per_s 2250 1 44.4 fill alone
@@ -276,6 +295,7 @@ note: fabricated rows for tests/drivers.bats"
   assert_status 0
   cmp <(printf '%s\n' "$output") "$TMP/pc/summary.txt"
   run sed -n '1,8p;18,$p' "$TMP/pc/summary.txt"
+  assert_status 0
   assert_output "# pinned-arena: 8MiB fp32 tensor items to Fabricated GPU (device 0), checked there
 # host fabricated-host: Fabricated CPU (16 online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
@@ -308,6 +328,7 @@ producers  arm            n  idle ms  idle   no row  no slot  check  release  ot
 
 # every arm and column, with the limits and the reference: summary.csv"
   run sed -n '9,17p' "$TMP/pc/summary.txt"
+  assert_status 0
   [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ +bound\ by$ ]]
   # The ceiling (2400, 6000), below the link (6450), is the limit; the
   # fill-only arms (2600, 6100) are not, with a ceiling there.
@@ -324,9 +345,11 @@ producers  arm            n  idle ms  idle   no row  no slot  check  release  ot
   [[ "${lines[8]}" =~ ^4\ +ring-pageable\ +3\ +$cell\ +$cell\ +15%\ +6000\ +ceiling$ ]]
   # No % of limit above 100 anywhere.
   run awk '/^producers /,/^$/ { if (match($0, /  [0-9]+%  /) && substr($0, RSTART + 2, RLENGTH - 5) + 0 > 100) print }' "$TMP/pc/summary.txt"
+  assert_status 0
   assert_output ""
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                $c["limit"] != "" { print $c["workers"], $c["arm"], $c["limit"], $c["pct_of_limit"], $c["bound"] }' "$TMP/pc/summary.csv"
+  assert_status 0
   assert_output "1 pool-pinned 2400 95.8 ceiling
 1 ring-pinned 2400 101.7 ceiling
 1 pool-pageable 2400 37.5 ceiling
@@ -343,12 +366,15 @@ producers  arm            n  idle ms  idle   no row  no slot  check  release  ot
   run bash -c "pinned-arena --from '$top_srcdir/doc/results/h200-2026-12-04/pinned-arena' --out '$TMP/ph' 2> /dev/null"
   assert_status 0
   run sed -n '1,3p' "$TMP/ph/summary.txt"
+  assert_status 0
   assert_output "# pinned-arena: 8MiB fp32 tensor items to NVIDIA H200 (device 0), checked there
 # host vm: Intel(R) Xeon(R) Processor (16 online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs"
   run grep -E '^1 +ring-pinned ' "$TMP/ph/summary.txt"
+  assert_status 0
   [[ "$output" =~ ^1\ +ring-pinned\ +5\ +$cell\ +$cell\ +~100%\ +2290\ +fill\ alone$ ]]
   run awk '/^producers /,/^$/ { if (match($0, /  [0-9]+%  /) && substr($0, RSTART + 2, RLENGTH - 5) + 0 > 100) print }' "$TMP/ph/summary.txt"
+  assert_status 0
   assert_output ""
 }
 
@@ -371,6 +397,7 @@ E: 1.400x faster [1.380, 1.420] (95% CI, n=5 paired blocks)
   run pinned-arena --from "$top_srcdir/tests/data/pinned-arena-memory" --out "$TMP/pm"
   assert_status 0
   run sed -n '11,$p' "$TMP/pm/summary.txt"
+  assert_status 0
   assert_output "1 producer, pool: pinned arena vs pageable: 6.45x faster [5.62, 7.57] (95% CI, n=3 per arm)
 1 producer, ring: pinned arena vs pageable: 4.81x faster [4.46, 5.21] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats
@@ -387,6 +414,7 @@ workers 1  ring-pinned      505.00 items/s    0.500 GiB page-locked    0.031 GiB
 # every arm and column, with the limits and the reference: summary.csv"
   # Without ceiling, raw-* and fill-only rows no limit is claimed.
   run sed -n '3p;6p' "$TMP/pm/summary.txt"
+  assert_status 0
   [ "${lines[0]}" = "# limit: none (no ceiling, fill-only or raw-pinned rows here)" ]
   [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +$cell\ +-\ +-\ +-$ ]]
 }
@@ -398,8 +426,10 @@ workers 1  ring-pinned      505.00 items/s    0.500 GiB page-locked    0.031 GiB
   run pinned-arena --from "$TMP/old"
   assert_status 0
   run grep -c -e 'page-locked' -e '/dev/shm' "$TMP/old/summary.txt"
+  assert_status 1
   assert_output 0
   run grep -c '^1 producer, pool: pinned arena vs pageable: 6.45x faster \[5.62, 7.57\] (95% CI, n=3 per arm)$' "$TMP/old/summary.txt"
+  assert_status 0
   assert_output 1
 }
 
@@ -420,6 +450,7 @@ workers 1  ring-pinned      505.00 items/s    0.500 GiB page-locked    0.031 GiB
   assert_status 64
   assert_output "transfer-overlap: --from: '$TMP/bare' was not made by transfer-overlap (its receipt.txt names no driver)"
   run ls "$TMP/bare"
+  assert_status 0
   assert_output raw.csv
 }
 
@@ -428,6 +459,7 @@ workers 1  ring-pinned      505.00 items/s    0.500 GiB page-locked    0.031 GiB
   assert_status 0
   # 25 GiB/s is 26.8435 GB/s.
   run cat "$TMP/mg/summary.txt"
+  assert_status 0
   assert_output "# multi-gpu-h2d: mean GB/s (1e9 B/s) per GPU, fed alone and with every listed
 # GPU at once, with its 95% CI over fresh-process runs (no limit is
 # measured here: see h2d-sweep for the raw copy beside the pipeline)
@@ -445,6 +477,7 @@ aggregate GB/s, mean over 1 repeat(s): alone (sum of separate runs) 48.32 over 2
   grep -qE '^alone,0,gb_per_s,1,0,26\.8435,' "$TMP/mg/summary.csv"
   # bench-summarize's notes (no interval at n = 1) went to warnings.txt only.
   run grep -c '^bench-summarize: ' "$TMP/mg/warnings.txt"
+  assert_status 0
   [ "$output" -ge 1 ]
 }
 
@@ -481,9 +514,11 @@ interrupted_driver() {
   fake_consumer 2 "$1" "$2"
   [ "$(run_driver pinned-arena --cpu --size 4K --items 4 --repeats 50 --out "$TMP/pa")" -eq 130 ]
   run grep -v '^bench-summarize: ' "$TMP/err"
+  assert_status 0
   assert_output "pinned-arena: interrupted after $3 of 200 runs; rows so far are in '$TMP/pa/raw.csv'"
   [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq "$3" ]
   run head -n "$4" "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output "INTERRUPTED after $3 of 200 runs: this summary covers those runs only."
 }
 
@@ -505,6 +540,7 @@ interrupted_driver() {
   run h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-0.1.0" --out "$TMP/hs"
   assert_status 0
   run sed -n '1,6p;12,15p' "$TMP/hs/summary.txt"
+  assert_status 0
   assert_output "# h2d-sweep: 4 producers, pool, Fabricated GPU
 # mean GB/s (1e9 B/s) per item size and arm with its 95% CI over
 # fresh-process runs; limit: the smaller of \"ceiling\", the fill+copy
@@ -516,6 +552,7 @@ interrupted_driver() {
 8MiB: pinned arena vs pageable: 6.08x faster [5.44, 6.79] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats"
   run sed -n '8,11p' "$TMP/hs/summary.txt"
+  assert_status 0
   # One limit for every size and arm: the highest raw-pinned mean (8 MiB's).
   [[ "${lines[0]}" =~ ^1MiB\ +pool-pinned\ +3\ +$cell\ +22%\ +53.7\ +link$ ]]
   [[ "${lines[1]}" =~ ^1MiB\ +pool-pageable\ +3\ +$cell\ +4%\ +53.7\ +link$ ]]
@@ -524,6 +561,7 @@ note: fabricated rows for tests/drivers.bats"
   # 11 GiB/s is 11.8111 GB/s; the raw limits are converted too.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                $c["size_bytes"] == 1048576 && $c["arm"] ~ /^(pool-pinned|raw-pinned)$/ { printf "%s %s %.4f\n", $c["arm"], $c["column"], $c["mean"] }' "$TMP/hs/summary.csv"
+  assert_status 0
   assert_output "pool-pinned gb_per_s 11.8112
 raw-pinned gb_per_s 42.9497"
 }
@@ -540,6 +578,7 @@ EOF
   run h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-memory" --out "$TMP/hm"
   assert_status 0
   run sed -n '/^# footprint/,/^$/p' "$TMP/hm/summary.txt"
+  assert_status 0
   assert_output "# footprint per arm and item size (means): page-locked and /dev/shm GiB
 pool-pageable     1MiB items     0.000 GiB page-locked     0.016 GiB /dev/shm
 pool-pageable     8MiB items     0.000 GiB page-locked     0.125 GiB /dev/shm
@@ -548,6 +587,7 @@ pool-pinned       8MiB items     0.125 GiB page-locked     0.125 GiB /dev/shm"
   # Without the columns, no footprint.
   h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-0.1.0" --out "$TMP/hs" > /dev/null 2>&1
   run grep -c footprint "$TMP/hs/summary.txt"
+  assert_status 1
   assert_output 0
 }
 
@@ -555,6 +595,7 @@ pool-pinned       8MiB items     0.125 GiB page-locked     0.125 GiB /dev/shm"
   run transfer-overlap --from "$top_srcdir/tests/data/transfer-overlap" --out "$TMP/to"
   assert_status 0
   run cat "$TMP/to/summary.txt"
+  assert_status 0
   assert_output "# transfer-overlap: paired speedup of running the copy beside the compute
 # (serialized/concurrent per block): geometric mean with its 95% CI
 # on the log scale; overlap efficiency and transfer GB/s: medians
@@ -569,6 +610,7 @@ direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (9
 
 # medians of every column per case, with their CIs: summary.csv"
   run grep -c '^bench-summarize: no interval: all values equal' "$TMP/to/warnings.txt"
+  assert_status 0
   assert_output 2
 }
 
@@ -591,6 +633,7 @@ direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (9
     assert_status 0
     [[ "${lines[0]}" == "Usage: $d [OPTION]..."* ]]
     run bash -c "$d --help | sed -n '/^Exit status:/,/^\$/{/^\$/d;p}'"
+    assert_status 0
     assert_output "Exit status:
   0    every run succeeded and every item was checked
   64   a bad option or value, or --out exists without --force
@@ -625,6 +668,7 @@ direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (9
     assert_status 0
     [ "${#lines[@]}" -ge 3 ]
     run awk -v t="$t" 'length > 80 { print t ": " $0 }' <<< "$output"
+    assert_status 0
     assert_output ""
     run "$top_srcdir/contrib/$t" --version
     assert_status 0
@@ -651,6 +695,7 @@ fake_gpu() {
   # (2 repeats x pool, ring: pinned and pageable, --calibrate once a
   # repeat; staged; a probe for a GPU and one for --staged.)
   run bash -c "sort '$TMP/h2d.log' | uniq -c | sed 's/^ *//'"
+  assert_status 0
   assert_output "1 h2d-check --help
 6 h2d-check --inflight 4 --warmup-epochs 1 --report run
 2 h2d-check --inflight 4 --warmup-epochs 1 --report run --calibrate
@@ -658,6 +703,7 @@ fake_gpu() {
 1 h2d-check --report run"
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                { print $c["repeat"], $c["arm"], $c["pinned"], $c["staging_threads"] }' "$TMP/pa/raw.csv"
+  assert_status 0
   assert_output "1 pool-pageable 0 
 1 raw-pinned 0 
 1 raw-pageable 0 
@@ -682,8 +728,10 @@ fake_gpu() {
 2 pool-pageable 0 "
   grep -qx 'arms: pool-pageable pool-pinned pool-staged pool-fill ring-pageable ring-pinned ring-staged ring-fill' "$TMP/pa/receipt.txt"
   run grep -c '^1 producer, \(pool\|ring\): pinned arena vs \(pageable\|staged (3 copy threads)\): ' "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output 4
   run bash -c "awk '/^producers /{ t++ } t == 1' '$TMP/pa/summary.txt' | grep -cE '^1 +(pool|ring)-(pinned|staged|pageable) +2 '"
+  assert_status 0
   assert_output 6
 }
 
@@ -733,12 +781,15 @@ warning: producers ran on NUMA node 0;1, GPU 0000:17:00.0 on node 1 (arena-produ
   # The warnings' order is sort's, which follows the locale: compare sorted.
   w=$(LC_ALL=C sort <<<"$w")
   run sh -c "grep '^warning: ' '$TMP/o/summary.txt' | LC_ALL=C sort"
+  assert_status 0
   assert_output "$w"
   run sh -c "grep '^warning: ' '$TMP/err' | LC_ALL=C sort"
+  assert_status 0
   assert_output "$w"
   # Pinned no faster: it never pays.
   sed -i 's/,1000,8.388608,/,400,3.3554432,/; s/,1010,8.47249408,/,404,3.3890,/; s/,990,8.30472192,/,396,3.3219,/' "$TMP/be/raw.csv"
-  run bash -c "pinned-arena --from '$TMP/be' --out '$TMP/o2' 2> /dev/null | grep 'page-locking'"
+  run bash -c "set -o pipefail; pinned-arena --from '$TMP/be' --out '$TMP/o2' 2> /dev/null | grep 'page-locking'"
+  assert_status 0
   assert_output "pool, 1 producer: page-locking 256 MiB cost 41 ms; it never pays for itself: the pinned arm was no faster than pageable"
 }
 
@@ -760,6 +811,7 @@ warning: producers ran on NUMA node 0;1, GPU 0000:17:00.0 on node 1 (arena-produ
   ARENABENCH_TEST_SYSFS=$s ARENABENCH_TEST_PCI=$d run pinned-arena --cpu --size 4K --items 4 --repeats 1 --out "$TMP/pa"
   assert_status 0
   run sed -n '/^numa nodes: /,/^gpu pci /p' "$TMP/pa/receipt.txt"
+  assert_status 0
   assert_output "numa nodes: 0-1
 numa node 0: cpus 0-1
 numa node 1: cpus 2-3
@@ -779,6 +831,7 @@ gpu pci $d: link 16.0 GT/s PCIe x16, max 32.0 GT/s PCIe x16, numa node 1"
   grep -q '^note: 1TiB items do not fit: ' "$TMP/hs/receipt.txt"
   grep -q '^note: 1TiB items do not fit: ' "$TMP/hs/summary.txt"
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["size_bytes"] }' "$TMP/hs/raw.csv"
+  assert_status 0
   [ "$(sort -u <<<"$output")" = 4096 ]
   # A size arena-produce refuses is its message, and the sweep's exit 64.
   PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 4X --repeats 1 --workers 1 --out '$TMP/hx' 2>&1 >/dev/null | head -n 1"
@@ -793,6 +846,7 @@ pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   grep -qx 'note: no staged arm: this h2d-check has no --staged' "$TMP/pa/receipt.txt"
   grep -qx 'note: no staged arm: this h2d-check has no --staged' "$TMP/pa/summary.txt"
   run grep -c staged, "$TMP/pa/raw.csv"
+  assert_status 1
   assert_output 0
   PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "h2d-sweep --sizes 4K --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --slots 4 --out '$TMP/hs' 2>&1 >/dev/null | grep -v '^bench-summarize'"
   assert_output "h2d-sweep: note: no staged arm: this h2d-check has no --staged
@@ -809,6 +863,7 @@ h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
   # 4K: 64K / 4K / 2 workers = 8 per worker; 16K: 2, raised to 3.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                { print $c["size_bytes"], $c["arm"], $c["items"], $c["staging_threads"] }' "$TMP/hs/raw.csv"
+  assert_status 0
   assert_output "4096 pool-pinned 16 
 4096 raw-pinned 16 
 4096 raw-pageable 16 
@@ -829,6 +884,7 @@ h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
   # (the fill-only arm, which arena-consume times, is not one with a
   # ceiling there), and its idle shares are 10%: 4, 3, 2 and 1.
   run sed '/^# footprint/,$d' "$TMP/hs/summary.txt"
+  assert_status 0
   assert_output "# h2d-sweep: 2 producers, pool
 # mean GB/s (1e9 B/s) per item size and arm with its 95% CI over
 # fresh-process runs; limit: the smaller of \"ceiling\", the fill+copy
@@ -860,6 +916,7 @@ size   arm            n  idle ms  idle   no row  no slot  check  release  other
 16KiB  pool-staged    1  0.3      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
 16KiB  pool-pageable  1  0.6      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%"
   run grep -c '^\(4\|16\)KiB: pinned arena vs \(pageable\|staged\): ' "$TMP/hs/summary.txt"
+  assert_status 0
   assert_output 4
 }
 
@@ -868,8 +925,10 @@ size   arm            n  idle ms  idle   no row  no slot  check  release  other
   PATH=$TMP/bin:$PATH FAKE_CEILING=0 FAKE_IDLE=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 2 --out '$TMP/pa' 2> /dev/null"
   assert_status 0
   run grep -c ',ceiling,' "$TMP/pa/raw.csv"
+  assert_status 1
   assert_output 0
   run sed -n '3,6p' "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output "# mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
 # limit: the smaller of \"fill alone\", the producers' fill rate alone
 # (BACKEND-fill; no ceiling arm in these rows), and \"link\", the
@@ -877,6 +936,7 @@ size   arm            n  idle ms  idle   no row  no slot  check  release  other
   # Each row's limit is one of the two (the fill-only arm is timed by
   # arena-consume, loaded or not), or none with a note saying why.
   run awk '/^producers /,/^$/' "$TMP/pa/summary.txt"
+  assert_status 0
   local l re='^1 +(pool|ring)-(pinned|staged|pageable) +2 +[0-9]+ \(no CI\) +[0-9.]+ \(no CI\) +(([0-9]|[1-9][0-9]|100)%|~100%) +([0-9.]+ +fill alone|8000 +link)$'
   for l in 1 2 3 4 5 6; do
     [[ "${lines[$l]}" =~ $re ]] || [[ "${lines[$l]}" =~ ^1\ +[a-z]+-[a-z]+\ .*\ -\ +-\ +-$ ]]
@@ -884,6 +944,7 @@ size   arm            n  idle ms  idle   no row  no slot  check  release  other
   [ "${#lines[@]}" -eq 7 ]
   # No idle columns, no idle table.
   run grep -c 'copy engine idle' "$TMP/pa/summary.txt"
+  assert_status 1
   assert_output 0
 }
 
@@ -896,6 +957,7 @@ size   arm            n  idle ms  idle   no row  no slot  check  release  other
   # The break-even lines rest on the stand-in's measured mlock time; the
   # --from tests check them on fixed rows.
   run sed -e '/^# memory per arm/,$d' -e '/: page-locking .* cost /,/^$/d' "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output "# pinned-arena: 4KiB fp32 tensor items to the GPU, checked there
 # host $(hostname): $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
@@ -931,6 +993,7 @@ producers  arm            n  idle ms  idle   no row  no slot  check  release  ot
 1          ring-pageable  1  0.4      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%"
   # Each h2d-check run kept its timeline; the fill-only runs have none.
   run ls "$TMP/pa/trace"
+  assert_status 0
   assert_output "1-pool-pageable-r1.json
 1-pool-pinned-r1.json
 1-pool-staged-r1.json
@@ -938,6 +1001,7 @@ producers  arm            n  idle ms  idle   no row  no slot  check  release  ot
 1-ring-pinned-r1.json
 1-ring-staged-r1.json"
   run grep -c -- '--trace [^ ]*/trace/1-[a-z]*-[a-z]*-r1\.json$' "$TMP/h2d.log"
+  assert_status 0
   assert_output 6
   # An h2d-check without --trace: a note, no folder, the runs go on.
   rm -rf "$TMP/pa"
@@ -947,7 +1011,8 @@ pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   grep -qx 'note: no trace: this h2d-check has no --trace' "$TMP/pa/receipt.txt"
   [ ! -e "$TMP/pa/trace" ]
   # Nor on the CPU arms: nothing is copied.
-  run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 1 --trace --out '$TMP/pc' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  run bash -c "set -o pipefail; pinned-arena --cpu --size 4K --items 4 --repeats 1 --trace --out '$TMP/pc' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  assert_status 0
   assert_output "pinned-arena: note: no trace: the CPU arms copy nothing to trace
 pinned-arena: raw rows, receipt and summary in '$TMP/pc/'"
   [ ! -e "$TMP/pc/trace" ]
@@ -965,6 +1030,7 @@ $contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $
 $contrib/transfer-overlap --out $TMP/s/transfer-overlap 
 $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,multi-gpu-h2d,nvbandwidth
+  assert_status 0
   assert_output "$contrib/transfer-overlap --out $TMP/s/transfer-overlap -- --runs 10
 env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TMP/s/arena-speed"
   mkdir "$TMP/s"
@@ -993,6 +1059,7 @@ env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TM
   PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 64K --bytes-per-run 64K --min-items 1 --repeats 1 --workers 1 --slots 5 --out '$TMP/five' 2> /dev/null"
   assert_status 0
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["slots"] }' "$TMP/five/raw.csv"
+  assert_status 0
   assert_output "5
 5
 5
@@ -1026,6 +1093,7 @@ $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   # A quick session resumes quick.
   sed -i 's/^session: full/session: quick/' "$TMP/s/receipt.txt"
   run h200-session --resume "$TMP/s" --dry-run --skip transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
+  assert_status 0
   assert_output "$contrib/h2d-sweep --sizes 1M,64M --bytes-per-run 512M --repeats 2 --out $TMP/s/h2d-sweep"
   cp "$TMP/before" "$TMP/s/receipt.txt"
   run h200-session --resume "$TMP/s" --out "$TMP/t"
@@ -1062,9 +1130,11 @@ $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run h200-session --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
   assert_status 0
   run cat "$TMP/h2d.log"
+  assert_status 0
   assert_output "h2d-check --report run
 h2d-check --warmup-epochs 1 --report run --calibrate"
   run grep -c '^step: [a-z0-9-]* skipped (--skip)$' "$TMP/s/receipt.txt"
+  assert_status 0
   assert_output 6
 }
 

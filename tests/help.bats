@@ -54,8 +54,10 @@ check() {
 
 @test "the table parsers find the options (arena-produce, pinned-arena)" {
   run c_options arena-produce
+  assert_status 0
   assert_output "$(printf '%s\n' backend cpu-list dtype epochs fill fill-chunk fill-rate help items kind numa-node pin size slots sweep timeout version workers)"
   run driver_options pinned-arena
+  assert_status 0
   assert_output "$(printf '%s\n' cpu dtype fill force from help inflight items kind out plot repeats size slots staging-threads timeout trace version workers)"
 }
 
@@ -90,8 +92,10 @@ contrib_tools() {
 
 @test "the command lists are found (bin_PROGRAMS, contrib/)" {
   run c_commands
+  assert_status 0
   assert_output "$(printf '%s\n' arena-produce arena-consume h2d-check d2h-overlap bench-summarize)"
   run contrib_tools
+  assert_status 0
   [ "${#lines[@]}" -ge 10 ] || { echo "only ${#lines[@]} executables in contrib/: $output" >&2; return 1; }
   grep -qx pinned-arena <<< "$output"
 }

@@ -176,6 +176,7 @@ half_bits() {
   CONSUME_ARGS="--save-dir $TMP/npy" run pipeline --size 1200 --items 2
   assert_status 0
   run ls "$TMP/npy"
+  assert_status 0
   assert_output "seq0_leaf0.npy
 seq1_leaf0.npy"
   local seq
@@ -186,6 +187,7 @@ seq1_leaf0.npy"
     assert_status 0
     [ "$(stat -c %s "$f")" -eq $((128 + 300 * 4)) ]
     run bash -c "tail -c +129 '$f' | od -An -v -tf4 -w4 | awk '{ print \$1 + 0 }'"
+    assert_status 0
     assert_output "$(pattern $seq 0 300)"
   done
 }
@@ -195,6 +197,7 @@ seq1_leaf0.npy"
   CONSUME_ARGS="--save-dir $TMP/h" run pipeline --size 600 --items 1 --dtype fp16 --kind nested
   assert_status 0
   run ls "$TMP/h"
+  assert_status 0
   assert_output "seq0_leaf0.npy
 seq0_leaf1.npy
 seq0_leaf2.npy"
@@ -220,6 +223,7 @@ seq0_leaf2.npy"
     run cmp <(head -c 128 "$TMP/u/seq2_leaf$leaf.npy") "$TMP/want"
     assert_status 0
     run bash -c "tail -c +129 '$TMP/u/seq2_leaf$leaf.npy' | od -An -v -tu1 -w1 | tr -d ' '"
+    assert_status 0
     assert_output "$(pattern 2 $leaf $count)"
   done
 }
@@ -257,6 +261,7 @@ for s in (0, 1):
         want = (np.arange(n) + (s * 17 + l * 29) % 251) % 251
         assert a.dtype == np.float16 and a.shape == (n,) and (a == want).all()
 print('ok')" "$TMP/npy"
+  assert_status 0
   assert_output ok
 }
 
@@ -348,6 +353,7 @@ kill_consumer() {
   # notice while writing its next row instead of while waiting for space
   # (seen on the H200 host): either names the consumer gone.
   run cat "$TMP/producer.err"
+  assert_status 0
   [[ "$output" =~ ^arena-produce:\ worker\ 0:\ (waiting\ for\ space|writing\ a\ handle\ row):\ the\ consumer\ went\ away\ \(arena\ \'$NAME_RE\'\)$ ]] ||
     { echo "producer said: $output" >&2; false; }
   assert_no_arena_left
@@ -372,6 +378,7 @@ kill_consumer() {
   ended "$PRODUCER" 5
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/producer.err"
+  assert_status 0
   [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ space\ freed\ in\ arena\ \'$NAME_RE\'\ for\ 1\ s:\ the\ consumer\ stalled\ \(it\ released\ ([0-9]+)\ of\ ([0-9]+)\ items\)$ ]]
   # Rows written against items released: two slots were still full.
   [ $((BASH_REMATCH[2] - BASH_REMATCH[1])) -eq 2 ]
@@ -380,6 +387,7 @@ kill_consumer() {
   ended "$CONSUMER" 5
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/consumer.err"
+  assert_status 0
   [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ [0-9]+\ items,\ [0-9]+\ rows\ received$ ]]
   assert_missing_lines
 }
@@ -406,6 +414,7 @@ kill_producer() {
   [ $((SECONDS - t0)) -le 10 ]
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/consumer.err"
+  assert_status 0
   [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ ([0-9]+)\ items,\ ([0-9]+)\ rows\ received$ ]]
   # Every row published was delivered before the producer died.
   [ "${BASH_REMATCH[1]}" -eq "${BASH_REMATCH[2]}" ]
@@ -438,6 +447,7 @@ kill_producer() {
   ended "$CONSUMER" 5
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/consumer.err"
+  assert_status 0
   [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ ([0-9]+)\ items,\ ([0-9]+)\ rows\ received$ ]]
   [ "${BASH_REMATCH[1]}" -eq "${BASH_REMATCH[2]}" ]
   assert_missing_lines
@@ -474,6 +484,7 @@ start_workers() {
   ended "$PRODUCER" 5
   [ "$ENDED" -eq 130 ]
   run cat "$TMP/producer.err"
+  assert_status 0
   assert_output ""
 }
 
@@ -486,6 +497,7 @@ start_workers() {
   # waiting for space or on its next write, and says so.
   [ "${lines[3]}" = "75 141 0" ]
   run cat "$TMP/producer.err"
+  assert_status 0
   [[ "$output" =~ ^arena-produce:\ worker\ 0:\ (waiting\ for\ space|writing\ a\ handle\ row):\ the\ consumer\ went\ away\ \(arena\ \'$NAME_RE\'\)$ ]]
 }
 
