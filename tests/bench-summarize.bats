@@ -504,12 +504,6 @@ normal_values() {
   }'
 }
 
-# Field NAME of the single data row of CSV on stdin.
-field() {
-  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
-                        { print $c }'
-}
-
 @test "10,000 normal values: the bootstrap-t interval of the mean is mean +- 1.96 se within 4%" {
   normal_values 10000 1 > "$TMP/normal.csv"
   bench-summarize --ci boot-t --seed 11 "$TMP/normal.csv" > "$TMP/out.csv"
@@ -525,8 +519,11 @@ field() {
 @test "the CI narrows as n grows: 100 values against 10,000" {
   normal_values 10000 2 > "$TMP/big.csv"
   head -n 101 "$TMP/big.csv" > "$TMP/small.csv"
-  big=$(bench-summarize --seed 5 "$TMP/big.csv" | field ci_high)-$(bench-summarize --seed 5 "$TMP/big.csv" | field ci_low)
-  small=$(bench-summarize --seed 5 "$TMP/small.csv" | field ci_high)-$(bench-summarize --seed 5 "$TMP/small.csv" | field ci_low)
+  # Each summary a statement of its own: set -e fails the test on its status.
+  bench-summarize --seed 5 "$TMP/big.csv" > "$TMP/big.out"
+  bench-summarize --seed 5 "$TMP/small.csv" > "$TMP/small.out"
+  big=$(columns ci_high ci_low < "$TMP/big.out" | awk -F, 'NR == 2 { print $1 - $2 }')
+  small=$(columns ci_high ci_low < "$TMP/small.out" | awk -F, 'NR == 2 { print $1 - $2 }')
   # Widths shrink like 1/sqrt(n): expect a ratio near 10.
   run awk "BEGIN { r = ($small) / ($big); print (r > 7 && r < 13 ? \"ok\" : \"ratio \" r) }"
   assert_status 0
@@ -550,8 +547,10 @@ field() {
 
 @test "BCa moves a right-skewed mean's interval to the right" {
   awk 'BEGIN { srand(4); print "v"; for (i = 0; i < 300; i++) printf "%.9f\n", -log(1 - rand()) }' > "$TMP/exp.csv"
-  pct=$(bench-summarize --seed 2 --ci percentile "$TMP/exp.csv" | field ci_high)
-  bca=$(bench-summarize --seed 2 --ci bca "$TMP/exp.csv" | field ci_high)
+  bench-summarize --seed 2 --ci percentile "$TMP/exp.csv" > "$TMP/pct.out"
+  bench-summarize --seed 2 --ci bca "$TMP/exp.csv" > "$TMP/bca.out"
+  pct=$(column ci_high < "$TMP/pct.out")
+  bca=$(column ci_high < "$TMP/bca.out")
   run awk "BEGIN { print ($bca > $pct ? \"ok\" : \"bca $bca <= percentile $pct\") }"
   assert_status 0
   assert_output "ok"
@@ -559,8 +558,10 @@ field() {
 
 @test "--confidence 0.5 gives a narrower interval than 0.99" {
   normal_values 500 6 > "$TMP/n.csv"
-  w50=$(bench-summarize --seed 1 --confidence 0.5 "$TMP/n.csv" | awk -F, 'NR == 2 { print $11 - $10 }')
-  w99=$(bench-summarize --seed 1 --confidence 0.99 "$TMP/n.csv" | awk -F, 'NR == 2 { print $11 - $10 }')
+  bench-summarize --seed 1 --confidence 0.5 "$TMP/n.csv" > "$TMP/50.out"
+  bench-summarize --seed 1 --confidence 0.99 "$TMP/n.csv" > "$TMP/99.out"
+  w50=$(columns ci_high ci_low < "$TMP/50.out" | awk -F, 'NR == 2 { print $1 - $2 }')
+  w99=$(columns ci_high ci_low < "$TMP/99.out" | awk -F, 'NR == 2 { print $1 - $2 }')
   # Normal theory: 2.576 / 0.674 = 3.8.
   run awk "BEGIN { r = $w99 / $w50; print (r > 3.3 && r < 4.4 ? \"ok\" : \"ratio \" r) }"
   assert_status 0
@@ -576,8 +577,9 @@ field() {
     awk -v n="$n" 'BEGIN { srand(n); print "rep,v"
       for (r = 0; r < 2000; r++) for (i = 0; i < n; i++) {
         u = 1 - rand(); w = rand(); printf "%d,%.12g\n", r, sqrt(-2 * log(u)) * cos(6.283185307179586 * w) } }' > "$TMP/c.csv"
-    cover=$(bench-summarize --by rep --value v --seed 1 "$TMP/c.csv" \
-      | awk -F, 'NR > 1 && $11 != "" && $11 <= 0 && 0 <= $12 { hit++ } END { printf "%.4f", hit / (NR - 1) }')
+    bench-summarize --by rep --value v --seed 1 "$TMP/c.csv" > "$TMP/c.out"
+    cover=$(columns ci_low ci_high < "$TMP/c.out" \
+      | awk -F, 'NR > 1 && $1 != "" && $1 <= 0 && 0 <= $2 { hit++ } END { printf "%.4f", hit / (NR - 1) }')
     echo "n = $n: coverage $cover" >&2
     awk -v c="$cover" 'BEGIN { exit !(c >= 0.93) }' || failed=1
   done
@@ -630,8 +632,10 @@ field() {
   awk 'BEGIN { srand(9); print "g,v"
                for (i = 0; i < 100; i++) { printf "a,%.6f\n", rand(); printf "b,%.6f\n", 10 * rand() } }' > "$TMP/ab.csv"
   { echo "g,v"; grep '^b,' "$TMP/ab.csv" | sort -t, -k2 -r; } > "$TMP/b.csv"
-  with_a=$(bench-summarize --seed 5 --by g --ci bca "$TMP/ab.csv" | grep '^b,')
-  alone=$(bench-summarize --seed 5 --by g --ci bca "$TMP/b.csv" | grep '^b,')
+  bench-summarize --seed 5 --by g --ci bca "$TMP/ab.csv" > "$TMP/ab.out"
+  bench-summarize --seed 5 --by g --ci bca "$TMP/b.csv" > "$TMP/b.out"
+  with_a=$(grep '^b,' "$TMP/ab.out")
+  alone=$(grep '^b,' "$TMP/b.out")
   [ -n "$alone" ]
   [ "$with_a" = "$alone" ]
 }
