@@ -253,7 +253,9 @@ drv_run_failed() {
 drv_rows_or_from() {
   if [ -z "$from" ]; then
     drv_progress_end
-    [ -s "$raw" ] || drv_fail 70 "no run succeeded"
+    # No run at all because every size was refused (64): the usage error
+    # is the status, not a failed run.
+    [ -s "$raw" ] || drv_fail "$([ "${status:-0}" -eq 64 ] && echo 64 || echo 70)" "no run succeeded"
   else
     drv_from
   fi
