@@ -825,7 +825,7 @@ gpu pci $d: link 16.0 GT/s PCIe x16, max 32.0 GT/s PCIe x16, numa node 1"
   # 1 TiB items: 2 slots (1 GiB and more) of them never fit.
   # (As an ordinary user, 8 MiB of 4 KiB slots are over RLIMIT_MEMLOCK:
   # the stand-in's arena-consume says it reads them pageable.)
-  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 4K,1T --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --out '$TMP/hs' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^arena-consume: .*: cannot page-lock '"
+  PATH=$TMP/bin:$PATH run bash -c "set -o pipefail; h2d-sweep --sizes 4K,1T --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --out '$TMP/hs' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^arena-consume: .*: cannot page-lock '"
   assert_status 0
   [[ ${lines[0]} =~ ^h2d-sweep:\ note:\ 1TiB\ items\ do\ not\ fit:\ 1\ worker\ x\ 2\ slots\ need\ 2048\.0\ GiB\ of\ /dev/shm\ and\ memory,\ [0-9]+\.[0-9]\ GiB\ is\ available\;\ size\ skipped$ ]]
   grep -q '^note: 1TiB items do not fit: ' "$TMP/hs/receipt.txt"
@@ -834,13 +834,15 @@ gpu pci $d: link 16.0 GT/s PCIe x16, max 32.0 GT/s PCIe x16, numa node 1"
   assert_status 0
   [ "$(sort -u <<<"$output")" = 4096 ]
   # A size arena-produce refuses is its message, and the sweep's exit 64.
-  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 4X --repeats 1 --workers 1 --out '$TMP/hx' 2>&1 >/dev/null | head -n 1"
+  PATH=$TMP/bin:$PATH run bash -c "set -o pipefail; h2d-sweep --sizes 4X --repeats 1 --workers 1 --out '$TMP/hx' 2>&1 >/dev/null | sed -n 1p"
+  assert_status 64
   assert_output "arena-produce: --size: invalid size '4X' (use bytes or a suffix such as 64K, 8MiB, 1G)"
 }
 
 @test "pinned-arena and h2d-sweep without h2d-check --staged: the staged arm skipped with a note" {
   fake_gpu
-  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "set -o pipefail; pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  assert_status 0
   assert_output "pinned-arena: note: no staged arm: this h2d-check has no --staged
 pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   grep -qx 'note: no staged arm: this h2d-check has no --staged' "$TMP/pa/receipt.txt"
@@ -848,7 +850,8 @@ pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   run grep -c staged, "$TMP/pa/raw.csv"
   assert_status 1
   assert_output 0
-  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "h2d-sweep --sizes 4K --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --slots 4 --out '$TMP/hs' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "set -o pipefail; h2d-sweep --sizes 4K --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --slots 4 --out '$TMP/hs' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  assert_status 0
   assert_output "h2d-sweep: note: no staged arm: this h2d-check has no --staged
 h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
   grep -qx 'arms: pinned pageable fill' "$TMP/hs/receipt.txt"
@@ -1005,7 +1008,8 @@ producers  arm            n  idle ms  idle   no row  no slot  check  release  ot
   assert_output 6
   # An h2d-check without --trace: a note, no folder, the runs go on.
   rm -rf "$TMP/pa"
-  PATH=$TMP/bin:$PATH FAKE_TRACE=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --trace --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  PATH=$TMP/bin:$PATH FAKE_TRACE=0 run bash -c "set -o pipefail; pinned-arena --size 4K --items 4 --repeats 1 --trace --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  assert_status 0
   assert_output "pinned-arena: note: no trace: this h2d-check has no --trace
 pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   grep -qx 'note: no trace: this h2d-check has no --trace' "$TMP/pa/receipt.txt"
@@ -1052,6 +1056,7 @@ env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TM
   # stand-in's pinned rows say pageable.)
   run bash -c "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
                { print \$c[\"size_bytes\"], \$c[\"slots\"] }' '$TMP/auto/raw.csv' | sort -n -u"
+  assert_status 0
   assert_output "65536 128
 3145728 4
 16777216 4"

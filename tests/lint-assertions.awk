@@ -15,7 +15,7 @@
 # split at newlines, `;`, `&`, and the keywords then, do, else.
 # Run: awk -f tests/lint-assertions.awk FILE...  (exit 1 when it found any).
 
-function flush_statement(   s, parts, n, last, words, has_status, raw) {
+function flush_statement(   s, r, parts, n, last, words, has_status, raw) {
   s = stmt
   stmt = ""
   has_status = stmt_status
@@ -38,10 +38,13 @@ function flush_statement(   s, parts, n, last, words, has_status, raw) {
     return
   # A `run` sets $status; the body must look at it before the next `run`
   # or its end (bats' `run -N` checks it itself).
-  if (s ~ /^run([ \t]|$)/) {
+  r = s                         # `VAR=value run ...` is a run too
+  while (match(r, /^[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+/))
+    r = substr(r, RLENGTH + 1)
+  if (r ~ /^run([ \t]|$)/) {
     if (pending_run)
       report_run()
-    pending_run = s !~ /^run[ \t]+-[0-9]+[ \t]/
+    pending_run = r !~ /^run[ \t]+-[0-9]+[ \t]/
     run_line = stmt_line
     run_end = FNR
     if (piped_away(raw))
