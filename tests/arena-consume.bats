@@ -480,6 +480,8 @@ NR > 1 { $17 = 8 } { print }|line 2: arena '@NAME@': backend, pinned or slots di
 NR > 1 { $16 = 1 } { print }|line 2: arena '@NAME@': backend, pinned or slots differ from its header
 NR > 1 { $2 = "ring"; $3 = "" } { print }|line 2: arena '@NAME@': backend, pinned or slots differ from its header
 NR == 3 { $11 = 3 } { print }|line 3: configuration differs from earlier rows of arena '@NAME@'
+NR > 1 { $19 = 2 } { print }|line 2: arena '@NAME@': worker, workers, items or epochs differ from its header (worker 0 of 1, 2 items, 1 epochs)
+NR > 1 { $10 = 2 } { print }|line 2: arena '@NAME@': worker, workers, items or epochs differ from its header (worker 0 of 1, 2 items, 1 epochs)
 EOF
 }
 
@@ -574,6 +576,16 @@ arena-consume: 1 of 2 announced items missing"
   start_producer 2 "$TMP/a.csv" --size 4096 --items 2
   local first=$PRODUCER
   start_producer 2 "$TMP/b.csv" --size 8192 --items 2
+  run bash -c "{ cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume --report run"
+  assert_status 65
+  assert_output "arena-consume: line 4: rows mix configurations; --report run needs one"
+  wait "$first" || true
+  wait "$PRODUCER" || true
+
+  # Pinned and pageable arenas of one size are two configurations too.
+  start_producer 2 "$TMP/a.csv" --size 4096 --items 2
+  first=$PRODUCER
+  start_producer 2 "$TMP/b.csv" --size 4096 --items 2 --pin
   run bash -c "{ cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume --report run"
   assert_status 65
   assert_output "arena-consume: line 4: rows mix configurations; --report run needs one"
@@ -703,11 +715,17 @@ consume_fifo() {
 @test "--timeout: every item handled before the wait ended has its receipt, whole" {
   start_producer 50 "$TMP/rows.csv" --size 4096 --items 50 --slots 50
   consume_fifo --timeout 0.5
+  # Taken before the last row goes: the wait cannot end sooner than 0.5 s
+  # after this, however loaded the machine (a timer ten times early did).
+  local start
+  start=$(date +%s%N)
   head -n 51 "$TMP/rows.csv" >&4
   local st=0
   wait "$CONSUMER" || st=$?
+  local waited_ms=$((($(date +%s%N) - start) / 1000000))
   exec 4>&-
   [ "$st" -eq 75 ]
+  [ "$waited_ms" -ge 500 ]
   [ "$(cat "$TMP/err")" = "arena-consume: stdin: no handle row for 0.5 s after 51 lines: the producer stalled, or a filter in the pipe holds the rows" ]
   run receipts_whole "$TMP/out"
   assert_status 0

@@ -463,6 +463,18 @@ $H,p50,outliers_mild,outliers_severe
 v,19,0,107.47368421052632,22.564397771348247,5.176627874061126,100,102,200,96.59799261578519,118.34937580526744,mean,t,0.95,,102,1,2"
 }
 
+@test "the outlier warning starts past 10% of a row: 1 of 10 is quiet, 2 of 10 warns" {
+  # 1..9 and 100: Q1 3.25, Q3 7.75, severe fence 21.25: one outlier.
+  printf 'v\n1\n2\n3\n4\n5\n6\n7\n8\n9\n100\n' > "$TMP/one.csv"
+  run bash -c "bench-summarize --resamples 0 '$TMP/one.csv' 2>&1 > /dev/null"
+  assert_status 0
+  [[ "$output" != *outliers* ]]
+  printf 'v\n1\n2\n3\n4\n5\n6\n7\n8\n90\n100\n' > "$TMP/two.csv"
+  run bash -c "bench-summarize --resamples 0 '$TMP/two.csv' 2>&1 > /dev/null"
+  assert_status 0
+  [[ "$output" == *"bench-summarize: column 'v': 2 of 10 values are outliers (0 mild, 2 severe); the runs may have been disturbed"* ]]
+}
+
 @test "a regression gate: exit 1 when worse beyond the tolerance, 0 within it, 65 when it cannot judge" {
   { echo "arm,ms"; for v in 10.0 10.1 9.9 10.0 10.2 9.8; do echo "a,$v"; echo "b,$v"; done; } > "$TMP/base.csv"
   { echo "arm,ms"; for v in 11.0 11.1 10.9 11.0 11.2 10.8; do echo "a,$v"; done
@@ -554,6 +566,31 @@ normal_values() {
   run awk "BEGIN { print ($bca > $pct ? \"ok\" : \"bca $bca <= percentile $pct\") }"
   assert_status 0
   assert_output "ok"
+}
+
+@test "BCa, bootstrap-t and percentile at n = 12, skewed and tied: a 400,000-resample reference's ends" {
+  # The reference: numpy, 400,000 resamples, the textbook formulas (BCa's
+  # z0 counting ties at the estimate as half, acceleration from the
+  # jackknife over 6; bootstrap-t's se* with n - 1, low end mean - t(0.975)
+  # se): BCa [2.8333, 7.6667], bootstrap-t [2.5561, 9.7376], percentile
+  # [2.5833, 6.9167].  Ours draws 10,000 (seed 1): each low end within 1%,
+  # each high end within 3% (its tail is thin).  Ties at z0 moved BCa's
+  # ends 3%, twice the acceleration 6-10%, se* with n 3%, the other
+  # quantile at the low end 30%.
+  printf 'v\n1\n1\n2\n2\n2\n3\n3\n4\n5\n7\n9\n15\n' > "$TMP/s.csv"
+  local ci want
+  while read -r ci want; do
+    bench-summarize --ci "$ci" --seed 1 --format csv "$TMP/s.csv" > "$TMP/$ci.out"
+    run bash -c "set -o pipefail; columns ci_low ci_high < '$TMP/$ci.out' | awk -F, -v want='$want' 'NR == 2 {
+      split(want, w, \" \"); lo = (\$1 - w[1]) / w[1]; hi = (\$2 - w[2]) / w[2]
+      print (lo * lo <= 1e-4 && hi * hi <= 9e-4 ? \"near\" : \"[\" \$1 \", \" \$2 \"]\") }'"
+    assert_status 0
+    assert_output near || { echo "--ci $ci, reference [$want]" >&2; return 1; }
+  done <<'EOF'
+bca 2.8333 7.6667
+boot-t 2.5561 9.7376
+percentile 2.5833 6.9167
+EOF
 }
 
 @test "--confidence 0.5 gives a narrower interval than 0.99" {
@@ -1011,6 +1048,13 @@ bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal o
   # At 80% (one side 0.1) it can.
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --confidence 0.8 --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
   assert_status 1
+  # At 90% one side is 0.05, the smallest p itself: not below it, so it
+  # cannot, and says so; at 89% (0.055) it can.
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --confidence 0.9 --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: arm=a, ms: with 3 candidate and 3 baseline values no regression can be shown at 90% (the exact test's smallest p is 0.05, not below 0.05): more runs are needed (1 row)"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --fail-if-worse ms:5%:lower --confidence 0.89 --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
 }
 
 @test "the gate: --family-wise holm says when no row can reach its first step" {
@@ -1188,6 +1232,13 @@ n,x,617,0.013831619802975412,3.715,0.8399999999999999,6.780000000000001"
 1"
   assert_status 64
   assert_output "bench-summarize: --rank: needs --compare or --baseline"
+  # 3 and 3 at 90%: P(U <= 0) = 1/20 is one side's 0.05 exactly, so the
+  # extreme differences (order statistics 1 and 9) bound the shift.
+  run bash -c "set -o pipefail; printf 'arm,x\nb,1\nb,2\nb,4\nn,3\nn,7\nn,8\n' | bench-summarize --compare arm=b --rank --resamples 0 --confidence 0.9 --format csv 2> /dev/null | columns arm u p_rank shift shift_ci_low shift_ci_high"
+  assert_status 0
+  assert_output "arm,u,p_rank,shift,shift_ci_low,shift_ci_high
+b,,,,,
+n,8,0.2,4,-1,7"
 }
 
 @test "--paired: the paired difference and ratio of rows that share a run" {
@@ -1247,6 +1298,13 @@ v,5,0,3,1.5811388300841898,0.7071067811865476,1,3,5,,,mean,boot-t,0.95,,1.2,4.8,
     run sh -c "printf 'g,v\n' > '$TMP/t.csv'; for g in a b; do seq 1 12 | sed 's/^/'\$g,'/'; done >> '$TMP/t.csv'; bench-summarize --by g --ci $ci --seed 1 --format csv '$TMP/t.csv' 2>&1 >/dev/null"
     assert_status 0
     assert_output "bench-summarize: column 'v': $ci intervals from 10 to 29 values fall short of their level: at 95%, 0.91 (n = 10) to 0.94 (n = 30) on normal data, 0.81 to 0.92 on log-normal; --ci t holds for normal data (2 rows, first: g=a, n=12, at 95%)"
+    # The warning's last n is 29; at 30 nothing is said.
+    run bash -c "seq 1 29 | sed 1iv | bench-summarize --ci $ci --seed 1 --format csv 2>&1 >/dev/null"
+    assert_status 0
+    [[ "$output" == "bench-summarize: column 'v': $ci intervals from 10 to 29 values fall short of their level: "* ]]
+    run bash -c "seq 1 30 | sed 1iv | bench-summarize --ci $ci --seed 1 --format csv 2>&1 >/dev/null"
+    assert_status 0
+    assert_output ""
   done
   # The default is t at every n: it never draws.
   run bash -c "set -o pipefail; seq 1 40 | sed 1iv | bench-summarize --format csv | cut -d, -f13,15"
@@ -1350,6 +1408,10 @@ t,"
   run bash -c "set -o pipefail; printf 'v\n2e-70\n3e-70\n2.5e-70\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$7, \$9, \$10, \$11 }'"
   assert_status 0
   assert_output "2.5e-70 2e-70 3e-70 1.2e-70 3.8e-70"
+  # Below 1e-4 the exponent form starts: 1.6e-5, not 0.000016.
+  run bash -c "set -o pipefail; printf 'v\n0.000015\n0.000016\n0.000017\n' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$10, \$11 }'"
+  assert_status 0
+  assert_output "1.60e-5 1.35e-5 1.85e-5"
   # 1e15 + 0..9: min and max had 6 digits (1e15) beside a mean of 17.
   run bash -c "set -o pipefail; awk 'BEGIN { print \"v\"; for (i = 0; i < 10; i++) printf \"100000000000000%d\\n\", i }' | bench-summarize --format table --percentiles 50 | awk 'NR == 2 { print \$4, \$7, \$9; print (\$7 <= \$4 && \$4 <= \$9) }'"
   assert_status 0

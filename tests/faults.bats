@@ -343,6 +343,21 @@ PIPE|141
 EOF
 }
 
+@test "a reader gone before any output, SIGPIPE ignored: exit 74 with no message (the pipeline's own end)" {
+  command -v python3 > /dev/null || skip "python3 is needed for a pipe whose reader is closed"
+  printf 'v\n1\n2\n3\n' > "$TMP/in.csv"
+  # The pipe's read end is closed before the command starts, and SIGPIPE
+  # stays ignored in it: its one write, at exit, fails with EPIPE.
+  run python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE, restore_signals=False)
+print(p.returncode, repr(p.stderr.decode()))' bench-summarize --resamples 0 "$TMP/in.csv"
+  assert_status 0
+  assert_output "74 ''"
+}
+
 @test "bench-summarize | head -n 3: the summarizer ends by SIGPIPE, with no message" {
   awk 'BEGIN { print "g,t"; for (i = 0; i < 20000; i++) print "group" i "," i % 7 }' > "$TMP/many.csv"
   run bash -c "bench-summarize --by g --resamples 0 --format csv '$TMP/many.csv' 2> '$TMP/err' | head -n 3 > /dev/null; echo \${PIPESTATUS[0]}"

@@ -108,6 +108,7 @@ pipeline() {
   CONSUME_ARGS='--warmup-epochs 1' run pipeline --size 4096 --items 2 --epochs 3
   assert_status 0
   run bash -c "printf '%s\n' \"\$0\" | columns sequence epoch" "$output"
+  assert_status 0
   assert_output "sequence,epoch
 2,1
 3,1
@@ -120,7 +121,10 @@ pipeline() {
 }
 
 @test "--report run: one row with the run's numbers" {
+  local start end
+  start=$(date +%s%N)
   CONSUME_ARGS='--report run' run pipeline --size 4096 --items 10
+  end=$(date +%s%N)
   assert_status 0
   [ "${#lines[@]}" -eq 2 ]
   [ "${lines[0]}" = "$RUN_HEADER" ]
@@ -128,7 +132,13 @@ pipeline() {
   # items_per_s is items / seconds.
   local seconds=${BASH_REMATCH[1]} rate=${BASH_REMATCH[2]}
   run awk -v s="$seconds" -v r="$rate" 'BEGIN { d = 10 / s - r; if (d < 0) d = -d; print (s > 0 && d <= 0.01 * r + 0.01) ? "consistent" : "off" }'
+  assert_status 0
   assert_output consistent
+  # The measured window lies inside the pipeline's run (a lost window end
+  # once printed 1.8e10 s, consistently).
+  run awk -v s="$seconds" -v wall="$((end - start))" 'BEGIN { print (s * 1e9 <= wall ? "within" : s " s, the run took " wall / 1e9 " s") }'
+  assert_status 0
+  assert_output within
   CONSUME_ARGS='--report run --no-verify' run pipeline --backend ring --size 1000 --items 3 --dtype uint8 --kind nested --slots 8
   assert_status 0
   [[ "${lines[1]}" =~ ^ring-pageable,ring,0,1000,uint8,nested,1,8,3,3081,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,,,0,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$MACHINE_UNPINNED_RE$ ]]
@@ -210,6 +220,7 @@ seq0_leaf2.npy"
     assert_status 0
     [ "$(stat -c %s "$TMP/h/seq0_leaf$leaf.npy")" -eq $((128 + count * 2)) ]
     run bash -c "tail -c +129 '$TMP/h/seq0_leaf$leaf.npy' | od -An -v -tx2 -w2 | tr -d ' '"
+    assert_status 0
     assert_output "$(pattern 0 $leaf $count | half_bits)"
   done
 
