@@ -89,3 +89,25 @@ $TMP/runs.bats:14: a command under test piped into a filter: the filter's status
 $TMP/runs.bats:17: a 'run' whose \$status is never checked (assert_status, or run -N) before the next 'run' or the end
 $TMP/runs.bats:25: a 'run' whose \$status is never checked (assert_status, or run -N) before the next 'run' or the end"
 }
+
+@test "assert_csv compares by column name: a column more passes, a value or a column less fails" {
+  output="prog: a message
+a,new,b
+1,x,\"2,5\"
+3,y,4"
+  assert_csv "prog: a message
+a,b
+1,\"2,5\"
+3,4"
+  run assert_csv "prog: a message
+a,b
+1,\"2,5\"
+3,5"
+  assert_status 1
+  output="a,b
+1,2"
+  run assert_csv "a,c
+1,2"
+  assert_status 1
+  [[ "$output" == "assert_csv: no column c"* ]]
+}
