@@ -22,7 +22,7 @@ enum
 {
   OPT_BACKEND = OPTION_FIRST_PRIVATE, OPT_SIZE, OPT_ITEMS, OPT_EPOCHS, OPT_WORKERS,
   OPT_SLOTS, OPT_DTYPE, OPT_KIND, OPT_PIN, OPT_TIMEOUT, OPT_FILL,
-  OPT_FILL_RATE, OPT_FILL_CHUNK, OPT_CPU_LIST, OPT_NUMA_NODE, OPT_SWEEP,
+  OPT_FILL_RATE, OPT_FILL_CHUNK, OPT_CPU_LIST, OPT_NUMA_NODE, OPT_SWEEP, OPT_LIST_BACKENDS,
 };
 
 static const struct option long_options[] = {
@@ -42,6 +42,7 @@ static const struct option long_options[] = {
   { "cpu-list", required_argument, NULL, OPT_CPU_LIST },
   { "numa-node", required_argument, NULL, OPT_NUMA_NODE },
   { "sweep", no_argument, NULL, OPT_SWEEP },
+  { "list-backends", no_argument, NULL, OPT_LIST_BACKENDS },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -55,6 +56,7 @@ Start producer processes that write deterministic payloads into POSIX\n\
 shared-memory arenas and print one CSV handle row per item on stdout.\n\
 \n\
   --backend pool|ring   fixed slots, or a FIFO byte ring (default pool)\n\
+  --list-backends       print the backends, one a line, and exit\n\
   --size SIZE           bytes per item, e.g. 4096, 64K, 8MiB (default 8MiB)\n\
   --items N             items per worker per epoch (default 64)\n\
   --epochs E            epochs (default 1); a consumer can skip warm-up epochs\n\
@@ -480,6 +482,11 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
       case OPT_SWEEP:
         cfg->sweep = true;
         break;
+      case OPT_LIST_BACKENDS:
+        /* The drivers' list of backends: one table, arena_backend_names.  */
+        for (const char *const *name = arena_backend_names; *name; name++)
+          puts (*name);
+        exit (EXIT_OK);
       default:
         options_common (c, usage);
       }

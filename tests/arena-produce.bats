@@ -305,3 +305,18 @@ EOF
   assert_status 64
   assert_output "arena-produce: --fill: invalid choice 'fast' (choose from 'auto', 'cached', 'streaming')"
 }
+
+@test "--list-backends: the backends, one a line, each one that --backend takes" {
+  run arena-produce --list-backends
+  assert_status 0
+  assert_output "pool
+ring"
+  local backend
+  for backend in $output; do
+    run arena-produce --backend "$backend" --size 4K --help
+    assert_status 0
+  done
+  run arena-produce --backend nope
+  assert_status 64
+  assert_output "arena-produce: --backend: invalid choice 'nope' (choose from 'pool', 'ring')"
+}

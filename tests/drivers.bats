@@ -1143,3 +1143,25 @@ h2d-check --warmup-epochs 1 --report run --calibrate"
   assert_output 6
 }
 
+
+@test "the drivers take their backends from arena-produce --list-backends" {
+  # A stand-in arena-produce that knows the pool only (else the real one,
+  # found past it on PATH); the drivers are copied beside it, away from
+  # ../src, so that PATH finds it first.
+  mkdir -p "$TMP/bin"
+  cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/h2d-sweep" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
+  cat > "$TMP/bin/arena-produce" <<EOF_SH
+#!/bin/sh
+[ "\$1" = --list-backends ] && { echo pool; exit 0; }
+PATH=\${PATH#$TMP/bin:} exec arena-produce "\$@"
+EOF_SH
+  chmod +x "$TMP/bin/arena-produce"
+  PATH=$TMP/bin:$PATH run h2d-sweep --backend ring --out "$TMP/hs"
+  assert_status 64
+  assert_output "h2d-sweep: --backend: 'ring' is not a backend (pool)"
+  PATH=$TMP/bin:$PATH run pinned-arena --cpu --size 4K --items 2 --repeats 1 --workers 1 --out "$TMP/pa"
+  assert_status 0
+  run grep '^arms: ' "$TMP/pa/receipt.txt"
+  assert_status 0
+  assert_output "arms: pool-pageable pool-fill"
+}

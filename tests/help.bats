@@ -55,7 +55,7 @@ check() {
 @test "the table parsers find the options (arena-produce, pinned-arena)" {
   run c_options arena-produce
   assert_status 0
-  assert_output "$(printf '%s\n' backend cpu-list dtype epochs fill fill-chunk fill-rate help items kind numa-node pin size slots sweep timeout version workers)"
+  assert_output "$(printf '%s\n' backend cpu-list dtype epochs fill fill-chunk fill-rate help items kind list-backends numa-node pin size slots sweep timeout version workers)"
   run driver_options pinned-arena
   assert_status 0
   assert_output "$(printf '%s\n' cpu dtype fill force from help inflight items kind out plot repeats size slots staging-threads timeout trace version workers)"
