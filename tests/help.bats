@@ -179,3 +179,28 @@ misaligned_options() {
   assert_output ""
   assert_status 0
 }
+
+# man_columns PAGE FIRST: the column list of man page PAGE that begins
+# with column FIRST, from its example blocks (.EX ... .EE), its lines
+# joined (a line ending in a comma goes on).
+man_columns() {
+  awk -v first="$2" '
+    /^\.EX/ { ex = 1; text = ""; next }
+    /^\.EE/ { ex = 0; if (index(text, first ",") == 1) { print text; exit } next }
+    ex { text = text $0 }' "$top_srcdir/man/$1"
+}
+
+@test "each man page's column lists are the headers the commands write (from their column tables)" {
+  arena-produce --size 4K --items 1 | tee "$TMP/rows.csv" | arena-consume > "$TMP/items.csv"
+  [ "$(man_columns arena-produce.1 arena)" = "$(head -n 1 "$TMP/rows.csv")" ]
+  arena-produce --size 4K --items 1 | arena-consume --report run > "$TMP/run.csv"
+  local config
+  config=$(man_columns arena-consume.1 arm)
+  [ "$config,$(man_columns arena-consume.1 sequence)" = "$(head -n 1 "$TMP/items.csv")" ]
+  [ "$config,$(man_columns arena-consume.1 items)" = "$(head -n 1 "$TMP/run.csv")" ]
+  config=$(man_columns arenabench.7 arm)
+  [ "$config,$(man_columns arenabench.7 sequence)" = "$(head -n 1 "$TMP/items.csv")" ]
+  # arenabench(7) names the run report's first columns, then points on.
+  [[ "$(head -n 1 "$TMP/run.csv")" == "$config,$(man_columns arenabench.7 items),"* ]]
+}
+
