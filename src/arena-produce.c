@@ -81,8 +81,9 @@ shared-memory arenas and print one CSV handle row per item on stdout.\n\
   fputs ("\
 \n\
 SIZE takes K, M, G (powers of 1024, also KiB, MiB, GiB) or KB, MB, GB.\n\
-Exit status: 0 success, 64 bad option, 71 arena creation failed,\n\
-74 write error, 75 the consumer stalled or went away.\n\
+Exit status: 0 success, 64 bad option, 65 an arena truncated by another\n\
+process, 70 internal error, 71 arena creation failed, 74 write error,\n\
+75 the consumer stalled or went away.\n\
 See arena-produce(1) and arenabench(7).\n", stdout);
   exit (EXIT_OK);
 }

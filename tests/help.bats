@@ -204,3 +204,26 @@ man_columns() {
   [[ "$(head -n 1 "$TMP/run.csv")" == "$config,$(man_columns arenabench.7 items),"* ]]
 }
 
+# help_statuses PROG: the exit statuses PROG --help names, one a line.
+help_statuses() {
+  "$1" --help | sed -n '/^Exit status:/,/^\(See \|$\)/p' | tr '\n' ' ' \
+    | grep -oE '(status:|,) [0-9]+ ' | grep -oE '[0-9]+' | sort -n
+}
+
+# man_statuses PAGE: the exit statuses listed in man page PAGE's EXIT
+# STATUS section (each .TP's tag, "N" or ".B N"; 128+N left out).
+man_statuses() {
+  sed -n '/^\.SH EXIT STATUS/,/^\.SH [^E]/p' "$top_srcdir/man/$1" \
+    | awk 'tp { sub(/^\.B /, ""); if ($0 ~ /^[0-9]+$/) print; tp = 0; next } /^\.TP/ { tp = 1 }' | sort -n
+}
+
+@test "each command's --help, its man page and README name the same exit statuses" {
+  local prog
+  for prog in arena-produce arena-consume h2d-check d2h-overlap bench-summarize; do
+    [ "$(help_statuses "$prog")" = "$(man_statuses "$prog.1")" ] || { echo "$prog: --help and $prog(1) differ" >&2; return 1; }
+  done
+  # README's one sentence names arenabench(7)'s list but 0.
+  run bash -c "sed -n '/Exit statuses follow sysexits/,/^\$/p' '$top_srcdir/README' | grep -oE '(^|[^0-9])[0-9]{1,2} [a-z]' | grep -oE '[0-9]+' | sort -n"
+  assert_status 0
+  assert_output "$(man_statuses arenabench.7 | grep -vx 0)"
+}
