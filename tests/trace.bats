@@ -187,6 +187,7 @@ PY
     { sum = $c["idle_no_row_s"] + $c["idle_no_slot_s"] + $c["idle_check_s"] + $c["idle_release_s"] + $c["idle_other_s"]
       d = sum - $c["idle_s"]; if (d < 0) d = -d
       print (d <= 6e-6 ? "adds up" : "differs by " d), ($c["idle_s"] >= 0 && $c["idle_s"] <= $c["seconds"] ? "within" : "outside") }' <<<"$output"
+  assert_status 0
   assert_output "adds up within"
 }
 
@@ -197,6 +198,7 @@ PY
   assert_status 0
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     { print $c["arm"], $c["backend"], $c["pinned"], $c["workers"], $c["slots"], ($c["items"] > 0 && $c["items_per_s"] > 0 ? "measured" : "empty"), ($c["idle_s"] == "" ? "no idle" : "idle") }' <<<"$output"
+  assert_status 0
   assert_output "pool-pinned pool 1 2 3 measured idle
 raw-pinned  1   measured no idle
 raw-pageable  0   measured no idle
