@@ -90,6 +90,7 @@ arms"
   # rows, as the headline has it.
   run bash -c "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
                \$c[\"column\"] == \"items_per_s\" { print \$c[\"workers\"], \$c[\"arm\"], (\$c[\"limit\"] != \"\") }' '$TMP/pa/summary.csv' | sort"
+  assert_status 0
   assert_output "$(printf '%s\n' '1 pool-fill 0' '1 ring-fill 0' '2 pool-fill 0' '2 ring-fill 0' | cat - <(printf %s "$want") | sort)"
   # The last line: where the rows came from, as the receipt says.
   run tail -n 1 "$TMP/pa/summary.txt"
@@ -165,7 +166,8 @@ $TMP/pa/summary.txt:1"
   [ "$cores" -lt 2 ] || ! grep -q '^warning' "$TMP/pb/summary.txt" || false
   # A load average at the online CPUs or above.
   echo "$cores.50 1.00 1.00 3/100 1" > "$TMP/busy"
-  ARENABENCH_TEST_LOADAVG=$TMP/busy run bash -c "pinned-arena --cpu --size 4K --items 1 --repeats 1 --workers 1 --out '$TMP/pc' 2>&1 >/dev/null | grep '^pinned-arena: warning'"
+  ARENABENCH_TEST_LOADAVG=$TMP/busy run bash -c "set -o pipefail; pinned-arena --cpu --size 4K --items 1 --repeats 1 --workers 1 --out '$TMP/pc' 2>&1 >/dev/null | grep '^pinned-arena: warning'"
+  assert_status 0
   w="warning: load average $cores.50 on $cores online CPU(s) when the runs began: other processes compete with them, and the figures measure that"
   assert_output "pinned-arena: $w"
   grep -qxF "$w" "$TMP/pc/summary.txt"

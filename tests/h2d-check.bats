@@ -94,6 +94,7 @@ left,for-the-next-reader"
   printf 'arena,backend\nleft,for-the-next-reader\n' > "$TMP/input"
   for path in auto engine batch sm; do
     run env CUDA_VISIBLE_DEVICES=-1 bash -c "h2d-check --copy-path $path --copy-sms 4 2>&1; echo \"status \$?\"; cat" < "$TMP/input"
+    assert_status 0
     assert_output "$(no_gpu_message)
 status 69
 arena,backend

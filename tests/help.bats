@@ -207,8 +207,10 @@ misaligned_options() {
 # configure builds.
 @test "NEWS: one section per version, the first for this version" {
   run bash -c "grep '^\* ' '$top_srcdir/NEWS' | sed 's/.*release \([^ ]*\).*/\1/' | sort | uniq -d"
+  assert_status 0
   assert_output ""
   run bash -c "grep -m 1 '^\* ' '$top_srcdir/NEWS'"
+  assert_status 0
   [[ "$output" == "* Noteworthy changes in release $ARENABENCH_VERSION "* ]]
 }
 

@@ -241,7 +241,7 @@ bench-summarize: no interval: fewer than 2 values, in 1 row (first: column 'v'\$
 
 @test "--workers beyond RLIMIT_NOFILE: the producer holds one arena at a time, the run completes" {
   ! valgrind_build || skip "valgrind keeps descriptors below RLIMIT_NOFILE for itself and shows the program a lower limit"
-  run bash -c "(ulimit -n 64; exec arena-produce --workers 100 --size 4K --items 1) | arena-consume --report run | column items"
+  run bash -c "set -o pipefail; (ulimit -n 64; exec arena-produce --workers 100 --size 4K --items 1) | arena-consume --report run | column items"
   assert_status 0
   assert_output 100
 }
