@@ -214,7 +214,6 @@ repeat  rank      host  device  gb_per_s
   run bash -c "columns arm compute_us < '$TMP/pa/raw.csv' | sort -u"
   assert_status 0
   assert_output "arm,compute_us
-memcpy,
 pool-fill,
 pool-pageable,1000
 ring-fill,
