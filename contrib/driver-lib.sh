@@ -24,6 +24,17 @@ out= force=no plot=no from=
 
 # Usage errors and refusals: one line, exit 64.
 drv_die() { echo "$prog: $*" >&2; exit 64; }
+
+# drv_backends: the arena backends, one a line, from arena-produce's table
+# of them (--list-backends), so that a new backend reaches every driver.
+drv_backends() { arena-produce --list-backends; }
+
+# drv_backend_check OPTION NAME: NAME is a backend, or a usage error.
+drv_backend_check() {
+  local all
+  all=$(drv_backends) || drv_fail 69 "arena-produce --list-backends failed"
+  grep -qxF -- "$2" <<<"$all" || drv_die "$1: '$2' is not a backend ($(paste -sd, <<<"$all" | sed 's/,/, /g'))"
+}
 # Exit with STATUS and one line.
 drv_fail() { local st=$1; shift; echo "$prog: $*" >&2; exit "$st"; }
 
@@ -283,7 +294,9 @@ drv_run_failed() {
 drv_rows_or_from() {
   if [ -z "$from" ]; then
     drv_progress_end
-    [ -s "$raw" ] || drv_fail 70 "no run succeeded"
+    # No run at all because every size was refused (64): the usage error
+    # is the status, not a failed run.
+    [ -s "$raw" ] || drv_fail "$([ "${status:-0}" -eq 64 ] && echo 64 || echo 70)" "no run succeeded"
   else
     drv_from
   fi

@@ -25,6 +25,7 @@ enum
   OPT_BACKEND = OPTION_FIRST_PRIVATE, OPT_SIZE, OPT_ITEMS, OPT_EPOCHS, OPT_WORKERS,
   OPT_SLOTS, OPT_DTYPE, OPT_KIND, OPT_PIN, OPT_TIMEOUT, OPT_FILL,
   OPT_FILL_RATE, OPT_FILL_CHUNK, OPT_CPU_LIST, OPT_NUMA_NODE, OPT_SWEEP, OPT_SHARE,
+  OPT_LIST_BACKENDS,
 };
 
 static const struct option long_options[] = {
@@ -45,6 +46,7 @@ static const struct option long_options[] = {
   { "numa-node", required_argument, NULL, OPT_NUMA_NODE },
   { "sweep", no_argument, NULL, OPT_SWEEP },
   { "share", required_argument, NULL, OPT_SHARE },
+  { "list-backends", no_argument, NULL, OPT_LIST_BACKENDS },
   OPTIONS_COMMON_LONG,
   { NULL, 0, NULL, 0 },
 };
@@ -58,6 +60,7 @@ Start producer processes that write deterministic payloads into POSIX\n\
 shared-memory arenas and print one CSV handle row per item on stdout.\n\
 \n\
   --backend pool|ring   fixed slots, or a FIFO byte ring (default pool)\n\
+  --list-backends       print the backends, one a line, and exit\n\
   --size SIZE           bytes per item, e.g. 4096, 64K, 8MiB (default 8MiB)\n\
   --items N             items per worker per epoch (default 64): an epoch is\n\
                         W x N items\n\
@@ -88,8 +91,9 @@ shared-memory arenas and print one CSV handle row per item on stdout.\n\
   fputs ("\
 \n\
 SIZE takes K, M, G (powers of 1024, also KiB, MiB, GiB) or KB, MB, GB.\n\
-Exit status: 0 success, 64 bad option, 71 arena creation failed,\n\
-74 write error, 75 the consumer stalled or went away.\n\
+Exit status: 0 success, 64 bad option, 65 an arena truncated by another\n\
+process, 70 internal error, 71 arena creation failed, 74 write error,\n\
+75 the consumer stalled or went away.\n\
 See arena-produce(1) and arenabench(7).\n", stdout);
   exit (EXIT_OK);
 }
@@ -557,6 +561,11 @@ parse_options (int argc, char **argv, struct produce_config *cfg)
       case OPT_SHARE:
         cfg->run.share = options_choice ("--share", optarg, work_share_names);
         break;
+      case OPT_LIST_BACKENDS:
+        /* The drivers' list of backends: one table, arena_backend_names.  */
+        for (const char *const *name = arena_backend_names; *name; name++)
+          puts (*name);
+        exit (EXIT_OK);
       default:
         options_common (c, usage);
       }

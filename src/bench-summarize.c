@@ -116,7 +116,8 @@ concatenated.\n\
 Exit status: 0 success, 1 a --fail-if-worse column regressed, 64 bad option\n\
 or a column not in the input, 65 malformed input (or a regression gate that\n\
 could not judge), 66 no input rows, a missing file, or a gated benchmark in\n\
-the baseline but not in the candidate, 74 write error.\n\
+the baseline but not in the candidate, 74 write error, 75 a regression gate\n\
+that cannot decide (too few runs for its test to reach the level).\n\
 See bench-summarize(1).\n", stdout);
   exit (EXIT_OK);
 }

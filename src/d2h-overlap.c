@@ -102,7 +102,8 @@ and method goes to standard output.\n\
   fputs (OPTIONS_HELP_DESCRIPTION, stdout);
   fputs ("\n\
 Exit status: 0 success, 1 a transfer returned wrong bytes, 64 bad option,\n\
-69 no CUDA device or no CUDA build, 70 CUDA error, 74 write error.\n", stdout);
+69 no CUDA device or no CUDA build, 70 CUDA error, 71 the system refused\n\
+memory or a thread, 74 write error.\n", stdout);
   exit (EXIT_OK);
 }
 

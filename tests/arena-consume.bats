@@ -424,6 +424,7 @@ arena-consume: 1 of 2 announced items missing"
 6|7|stale generation: the slot holds another item
 EOF
   run grep -cE "^arena-produce: worker 0: waiting for the consumer to release every item: the consumer went away \(arena '$NAME_RE'\)\$" "$TMP/rows.csv.err"
+  assert_status 0
   assert_output 1
 }
 
@@ -482,6 +483,8 @@ NR > 1 { $17 = 8 } { print }|line 2: arena '@NAME@': backend, pinned or slots di
 NR > 1 { $16 = 1 } { print }|line 2: arena '@NAME@': backend, pinned or slots differ from its header
 NR > 1 { $2 = "ring"; $3 = "" } { print }|line 2: arena '@NAME@': backend, pinned or slots differ from its header
 NR == 3 { $11 = 3 } { print }|line 3: configuration differs from earlier rows of arena '@NAME@'
+NR > 1 { $19 = 2 } { print }|line 2: arena '@NAME@': worker, workers, items or epochs differ from its header (worker 0 of 1, 2 items, 1 epochs)
+NR > 1 { $10 = 2 } { print }|line 2: arena '@NAME@': worker, workers, items or epochs differ from its header (worker 0 of 1, 2 items, 1 epochs)
 EOF
 }
 
@@ -501,7 +504,7 @@ EOF
 @test "columns in any order are accepted" {
   start_producer 3 "$TMP/rows.csv" --size 4096 --items 3
   awk -F, -v OFS=, '{ t = $1; $1 = $18; $18 = t; s = $3; $3 = $7; $7 = s; print }' "$TMP/rows.csv" > "$TMP/in.csv"
-  run bash -c "arena-consume < '$TMP/in.csv' | columns sequence mismatches"
+  run bash -c "set -o pipefail; arena-consume < '$TMP/in.csv' | columns sequence mismatches"
   assert_status 0
   assert_output "sequence,mismatches
 0,0
@@ -520,6 +523,7 @@ EOF
   assert_status 1
   assert_output "arena-consume: line 2: sequence 0 leaf 0 index 10: expected 10 (0x41200000), found 12 (0x41400000) (1 mismatched element in the item)"
   run bash -c "columns sequence mismatches < '$TMP/receipts.csv'"
+  assert_status 0
   assert_output "sequence,mismatches
 0,1
 1,0"
@@ -541,7 +545,7 @@ EOF
 
   start_producer 2 "$TMP/rows.csv" --size 4096 --items 2 --slots 4 --dtype uint8 --kind nested
   printf '\xff' | dd of="/dev/shm$(arena_name)" bs=1 seek=$((4096 + 8192 + 4096 + 2)) conv=notrunc status=none
-  run bash -c "arena-consume --no-verify < '$TMP/rows.csv' | columns sequence verify_ns mismatches"
+  run bash -c "set -o pipefail; arena-consume --no-verify < '$TMP/rows.csv' | columns sequence verify_ns mismatches"
   assert_status 0
   assert_output "sequence,verify_ns,mismatches
 0,,
@@ -581,9 +585,19 @@ arena-consume: 1 of 2 announced items missing"
   wait "$first" || true
   wait "$PRODUCER" || true
 
+  # Pinned and pageable arenas of one size are two configurations too.
+  start_producer 2 "$TMP/a.csv" --size 4096 --items 2
+  first=$PRODUCER
+  start_producer 2 "$TMP/b.csv" --size 4096 --items 2 --pin
+  run bash -c "{ cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume --report run"
+  assert_status 65
+  assert_output "arena-consume: line 4: rows mix configurations; --report run needs one"
+  wait "$first" || true
+  wait "$PRODUCER" || true
+
   start_producer 2 "$TMP/a.csv" --size 4096 --items 2
   start_producer 2 "$TMP/b.csv" --size 8192 --items 2
-  run bash -c "{ cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume | columns arm size_bytes sequence mismatches"
+  run bash -c "set -o pipefail; { cat '$TMP/a.csv'; tail -n +2 '$TMP/b.csv'; } | arena-consume | columns arm size_bytes sequence mismatches"
   assert_status 0
   assert_output "arm,size_bytes,sequence,mismatches
 pool-pageable,4096,0,0
@@ -603,6 +617,7 @@ pool-pageable,8192,1,0"
   [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\':\ truncated\ stream:\ producer\ \(pid\ [0-9]+\)\ stopped\ after\ 2\ items,\ 2\ rows\ received$ ]]
   unset 'lines[0]'
   run printf '%s\n' "${lines[@]}"
+  assert_status 0
   assert_output "arena-consume: worker 0 epoch 1: sequences 4-5 missing (2 of 2 items)
 arena-consume: worker 1 epoch 0: sequences 2-3 missing (2 of 2 items; no row of this worker arrived)
 arena-consume: worker 1 epoch 1: sequences 6-7 missing (2 of 2 items; no row of this worker arrived)
@@ -703,13 +718,20 @@ consume_fifo() {
 @test "--timeout: every item handled before the wait ended has its receipt, whole" {
   start_producer 50 "$TMP/rows.csv" --size 4096 --items 50 --slots 50
   consume_fifo --timeout 0.5
+  # Taken before the last row goes: the wait cannot end sooner than 0.5 s
+  # after this, however loaded the machine (a timer ten times early did).
+  local start
+  start=$(date +%s%N)
   head -n 51 "$TMP/rows.csv" >&4
   local st=0
   wait "$CONSUMER" || st=$?
+  local waited_ms=$((($(date +%s%N) - start) / 1000000))
   exec 4>&-
   [ "$st" -eq 75 ]
+  [ "$waited_ms" -ge 500 ]
   [ "$(cat "$TMP/err")" = "arena-consume: stdin: no handle row for 0.5 s after 51 lines: the producer stalled, or a filter in the pipe holds the rows" ]
   run receipts_whole "$TMP/out"
+  assert_status 0
   assert_output "50 0"
   # The producer saw every item released, and the consumer leave.
   producer_ended 0
@@ -733,6 +755,7 @@ consume_fifo() {
     [ "$st" -eq $((128 + $(kill -l "$sig"))) ]
     [ ! -s "$TMP/err" ]
     run receipts_whole "$TMP/out"
+    assert_status 0
     assert_output "50 0"
   done
 }
@@ -744,6 +767,7 @@ consume_fifo() {
   assert_status 65
   assert_output "arena-consume: line 52: expected 22 fields, found 3"
   run receipts_whole "$TMP/out"
+  assert_status 0
   assert_output "50 0"
 }
 

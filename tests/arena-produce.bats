@@ -29,6 +29,7 @@ stable_columns() {
   run produce --size 4096 --items 1
   assert_status 0
   run head -n 1 "$TMP/rows.csv"
+  assert_status 0
   assert_output "$HEADER"
 }
 
@@ -37,6 +38,7 @@ stable_columns() {
   run produce --size 4096 --items 6 --slots 4
   assert_status 0
   run stable_columns
+  assert_status 0
   assert_output "pool,0,4096,4096,1,0,0,0,1,6,4096,fp32,tensor,0:1024,0,4
 pool,1,8192,4096,2,1,0,0,1,6,4096,fp32,tensor,0:1024,0,4
 pool,2,12288,4096,3,2,0,0,1,6,4096,fp32,tensor,0:1024,0,4
@@ -52,6 +54,7 @@ pool,1,8192,4096,6,5,0,0,1,6,4096,fp32,tensor,0:1024,0,4"
   run produce --backend ring --size 4096 --items 6 --slots 4
   assert_status 0
   run stable_columns
+  assert_status 0
   assert_output "ring,,4160,4096,1,0,0,0,1,6,4096,fp32,tensor,0:1024,0,4
 ring,,8320,4096,2,1,0,0,1,6,4096,fp32,tensor,0:1024,0,4
 ring,,12480,4096,3,2,0,0,1,6,4096,fp32,tensor,0:1024,0,4
@@ -64,8 +67,10 @@ ring,,8320,4096,6,5,0,0,1,6,4096,fp32,tensor,0:1024,0,4"
   run produce --size 64 --items 3
   assert_status 0
   run bash -c "column arena < '$TMP/rows.csv' | sort -u | grep -cE '^/arenabench\.[0-9]+\.[0-9a-f]{24}\$'"
+  assert_status 0
   assert_output 1
   run bash -c "column gen_ns < '$TMP/rows.csv' | grep -cE '^[0-9]+\$'"
+  assert_status 0
   assert_output 3
 }
 
@@ -73,6 +78,7 @@ ring,,8320,4096,6,5,0,0,1,6,4096,fp32,tensor,0:1024,0,4"
   run produce --size 256 --items 2 --epochs 2 --workers 2 --share static
   assert_status 0
   run bash -c "columns sequence worker epoch workers items < '$TMP/rows.csv' | tail -n +2 | sort -t, -k1,1n"
+  assert_status 0
   assert_output "0,0,0,2,2
 1,0,0,2,2
 2,1,0,2,2
@@ -83,6 +89,7 @@ ring,,8320,4096,6,5,0,0,1,6,4096,fp32,tensor,0:1024,0,4"
 7,1,1,2,2"
   # Each worker's arena carries generations 1..4 for its own rows only.
   run bash -c "tail -n +2 '$TMP/rows.csv' | awk -F, '{ print \$8, \$6, \$1 }' | sort -k1,1n -k2,2n | awk '{ n[\$3]++; print \$1, \$2 } END { print length(n) \" arenas\" }'"
+  assert_status 0
   assert_output "0 1
 0 2
 0 3
@@ -100,6 +107,7 @@ ring,,8320,4096,6,5,0,0,1,6,4096,fp32,tensor,0:1024,0,4"
     run produce --size 1000 --items 1 --dtype "$dtype" --kind "$kind"
     assert_status 0
     run bash -c "columns bytes dtype kind leaves < '$TMP/rows.csv' | tail -n 1"
+    assert_status 0
     assert_output "$want"
   done <<'EOF'
 fp32 tensor 1000,fp32,tensor,0:250
@@ -117,6 +125,7 @@ EOF
     run produce --size "$text" --items 1 --dtype uint8
     assert_status 0
     run bash -c "column size_bytes < '$TMP/rows.csv' | tail -n 1"
+    assert_status 0
     assert_output "$bytes"
   done <<'EOF'
 4096 4096
@@ -133,6 +142,7 @@ EOF
   run produce --size 4096 --items 2 --pin
   assert_status 0
   run bash -c "column pinned < '$TMP/rows.csv' | uniq"
+  assert_status 0
   assert_output 1
 }
 
@@ -140,6 +150,7 @@ EOF
   run produce
   assert_status 0
   run bash -c "columns backend workers items size_bytes dtype kind leaves pinned slots < '$TMP/rows.csv' | tail -n +2 | sort | uniq -c | sed 's/^ *//'"
+  assert_status 0
   assert_output "64 pool,1,64,8388608,fp32,tensor,0:2097152,0,4"
 }
 
@@ -198,6 +209,7 @@ EOF
   [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ consumer\ attached\ to\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\'\ in\ 0\.3\ s,\ 1\ rows\ written:\ the\ rows\ are\ not\ reaching\ a\ consumer\ \(a\ filter\ in\ the\ pipe\ holds\ them,\ or\ nobody\ reads\ them\)$ ]]
   # The rows it did publish were written before it gave up.
   run wc -l < "$TMP/rows.csv"
+  assert_status 0
   assert_output 2
 }
 
@@ -215,9 +227,11 @@ EOF
     run produce --size 4K --items 40 --epochs 4 --workers 4 --slots 1
     assert_status 0
     run awk -F, 'NR > 1 { if ($9 < last) print "line " NR ": epoch " $9 " after epoch " last; last = $9 }' "$TMP/rows.csv"
+    assert_status 0
     assert_output ""
   done
   run bash -c "column epoch < '$TMP/rows.csv' | uniq -c | awk '{ print \$1, \$2 }'"
+  assert_status 0
   assert_output "160 0
 160 1
 160 2
@@ -229,6 +243,7 @@ EOF
   assert_status 75
   [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ the\ consumer\ to\ release\ the\ epoch\'s\ items:\ no\ consumer\ attached\ to\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\'\ in\ 0\.2\ s,\ 2\ rows\ written:\ the\ rows\ are\ not\ reaching\ a\ consumer\ \(a\ filter\ in\ the\ pipe\ holds\ them,\ or\ nobody\ reads\ them\)$ ]]
   run wc -l < "$TMP/rows.csv"
+  assert_status 0
   assert_output 3
 }
 
@@ -256,12 +271,14 @@ EOF
   assert_status 0
   assert_output "75 0"
   run cat "$TMP/err"
+  assert_status 0
   [ "${#lines[@]}" -ge 1 ]
   local line
   for line in "${lines[@]}"; do
     [[ "$line" =~ ^arena-produce:\ worker\ [01]:\ (writing\ a\ handle\ row|waiting\ for\ space):\ the\ consumer\ went\ away\ \(arena\ \'/arenabench\.[0-9]+\.[0-9a-f]{24}\'\)$ ]]
   done
   run cat "$TMP/head"
+  assert_status 0
   [ "${#lines[@]}" -eq 3 ] && [ "${lines[0]}" = "$HEADER" ]
 }
 
@@ -278,7 +295,7 @@ EOF
 @test "--fill: every way of storing writes the same checked payloads" {
   local fill
   for fill in auto cached streaming; do
-    run bash -c "arena-produce --fill $fill --size 1MiB --kind nested --dtype fp16 --items 3 | arena-consume | columns sequence mismatches"
+    run bash -c "set -o pipefail; arena-produce --fill $fill --size 1MiB --kind nested --dtype fp16 --items 3 | arena-consume | columns sequence mismatches"
     assert_status 0
     assert_output "sequence,mismatches
 0,0
@@ -310,4 +327,19 @@ worker_calls() {
   # more calls at 64 workers than at 4.
   [ "$few" -gt 0 ]
   [ "$many" -le $((few + 4)) ] || { echo "a worker of 4 made $few calls, of 64 $many" >&2; false; }
+}
+
+@test "--list-backends: the backends, one a line, each one that --backend takes" {
+  run arena-produce --list-backends
+  assert_status 0
+  assert_output "pool
+ring"
+  local backend
+  for backend in $output; do
+    run arena-produce --backend "$backend" --size 4K --help
+    assert_status 0
+  done
+  run arena-produce --backend nope
+  assert_status 64
+  assert_output "arena-produce: --backend: invalid choice 'nope' (choose from 'pool', 'ring')"
 }

@@ -4,7 +4,7 @@
 
 load test-helper
 
-@test "no assertion in any test file is one that set -e ignores" {
+@test "no assertion in any test file is one that set -e ignores, and every run checks its status" {
   local files=("$top_srcdir"/tests/*.bats "$top_srcdir"/tests/*.bash)
   [ "${#files[@]}" -gt 10 ]
   run lint_assertions "${files[@]}"
@@ -47,5 +47,67 @@ EOF_BATS
 $TMP/idioms.bats:4: only the last command of 'a && b' can fail a test: one assertion per line
 $TMP/idioms.bats:6: a command negated with '!' is ignored by set -e: use 'run ! CMD' or '! CMD || false'
 $TMP/idioms.bats:8: only the last command of 'a && b' can fail a test: one assertion per line
+$TMP/idioms.bats:12: a 'run' whose \$status is never checked (assert_status, or run -N) before the next 'run' or the end
 $TMP/idioms.bats:19: a command negated with '!' is ignored by set -e: use 'run ! CMD' or '! CMD || false'"
+}
+
+@test "the lint finds a run whose status is never checked, and one of ours piped into a filter" {
+  sed 's/^|//' > "$TMP/runs.bats" <<'EOF_BATS'
+|@test "runs" {
+  run arena-produce --help
+  assert_output "x"
+  run -64 arena-produce --bogus
+  run bench-summarize <<<"v
+1"
+  [ "$status" -eq 0 ]
+  run sh -c "bench-summarize x.csv | cut -d, -f2"
+  assert_status 0
+  run bash -c "set -o pipefail; bench-summarize x.csv | columns mean"
+  assert_status 0
+  run bash -c "arena-produce --items 2 | arena-consume"
+  assert_status 0
+  run bash -c "printf 'v\n1\n' |
+    bench-summarize | tail -n 1"
+  assert_status 0
+  run grep -c x "$f"
+}
+
+helper_for_caller() {
+  run arena-consume "$@"
+}
+
+helper_unchecked() {
+  run arena-consume "$@"
+  assert_output ""
+}
+EOF_BATS
+  run lint_assertions "$TMP/runs.bats"
+  assert_status 1
+  assert_output "$TMP/runs.bats:2: a 'run' whose \$status is never checked (assert_status, or run -N) before the next 'run' or the end
+$TMP/runs.bats:8: a command under test piped into a filter: the filter's status hides its own (run it alone and filter \$output, or set -o pipefail)
+$TMP/runs.bats:14: a command under test piped into a filter: the filter's status hides its own (run it alone and filter \$output, or set -o pipefail)
+$TMP/runs.bats:17: a 'run' whose \$status is never checked (assert_status, or run -N) before the next 'run' or the end
+$TMP/runs.bats:25: a 'run' whose \$status is never checked (assert_status, or run -N) before the next 'run' or the end"
+}
+
+@test "assert_csv compares by column name: a column more passes, a value or a column less fails" {
+  output="prog: a message
+a,new,b
+1,x,\"2,5\"
+3,y,4"
+  assert_csv "prog: a message
+a,b
+1,\"2,5\"
+3,4"
+  run assert_csv "prog: a message
+a,b
+1,\"2,5\"
+3,5"
+  assert_status 1
+  output="a,b
+1,2"
+  run assert_csv "a,c
+1,2"
+  assert_status 1
+  [[ "$output" == "assert_csv: no column c"* ]]
 }

@@ -26,9 +26,11 @@ run_header() {
                $c["items"] != 8 || $c["warmup_epochs"] != 1 { bad++ }
                $c["arm"] ~ /-pageable$/ && $c["mismatches"] != "0" { bad++ }
                END { print n, arms["pool-pageable"], arms["ring-pageable"], arms["pool-fill"], arms["ring-fill"], arms["memcpy"] + 0, arms["pool-pageable-static"] + 0, arms["ring-pageable-static"] + 0, w[1], w[2], bad + 0 }' "$TMP/pa/raw.csv"
+  assert_status 0
   assert_output "16 4 4 4 4 0 0 0 8 8 0"
   # Arm order rotates per repeat.
   run awk -F, '$8 == 1 { print $1, $2 }' "$TMP/pa/raw.csv"
+  assert_status 0
   assert_output "1 pool-pageable
 1 pool-fill
 1 ring-pageable
@@ -41,6 +43,7 @@ run_header() {
   # a GPU its lines, though --cpu leaves it unused.)
   # (And a warning where the load or the CPUs fall short: see below.)
   run bash -c "sed 's/: .*//' '$TMP/pa/receipt.txt' | grep -v '^numa node [0-9]*$' | grep -v '^gpu' | grep -v '^warning$'"
+  assert_status 0
   assert_output "command
 date
 host
@@ -58,6 +61,7 @@ arms"
   # The headline: what ran and where, the units and the limit first; then
   # a row per checked arm and worker count, in items/s and GB/s.
   run sed -n '1,6p' "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output "# pinned-arena: 64KiB fp32 tensor items checked on the CPU by arena-consume (no GPU)
 # host $(hostname): $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
@@ -65,6 +69,7 @@ arms"
 # consumer reads the arena in place, nothing is copied)
 # % of limit: the share of it reached, the rest is left to gain"
   run sed -n '/^producers /,/^$/p' "$TMP/pa/summary.txt"
+  assert_status 0
   [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ items/s\ +bound\ by$ ]]
   # A row is at most its limit (~100% within the CIs); one above it
   # beyond them has no limit, and a note names it (a loaded machine).
@@ -85,9 +90,11 @@ arms"
   # rows, as the headline has it.
   run bash -c "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
                \$c[\"column\"] == \"items_per_s\" { print \$c[\"workers\"], \$c[\"arm\"], (\$c[\"limit\"] != \"\") }' '$TMP/pa/summary.csv' | sort"
+  assert_status 0
   assert_output "$(printf '%s\n' '1 pool-fill 0' '1 ring-fill 0' '2 pool-fill 0' '2 ring-fill 0' | cat - <(printf %s "$want") | sort)"
   # The last line: where the rows came from, as the receipt says.
   run tail -n 1 "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output "# arenabench $ARENABENCH_VERSION (commit $(sed -n 's/^commit: //p' "$TMP/pa/receipt.txt")): pinned-arena --cpu --size 64K --items 8 --repeats 2 --workers 1\\,2 --static-workers none --out $TMP/pa"
 }
 
@@ -121,11 +128,14 @@ arms"
   gpu_here && skip "this machine has a GPU: the GPU arms run"
   pinned-arena --size 4K --items 4 --repeats 2 --out "$TMP/pa" > "$TMP/out" 2> /dev/null
   run grep -c -e 'raw-pinned' -e 'raw-pageable' "$TMP/pa/summary.txt"
+  assert_status 1
   assert_output 0
   run grep '^1 producer: ' "$TMP/pa/summary.txt"
+  assert_status 0
   [[ "$output" =~ ^1\ producer:\ ring\ vs\ pool\ arena:\ ([0-9.]+x\ (faster|slower)\ \[[0-9.]+,\ [0-9.]+\]\ \(95%\ CI,\ n=2\ per\ arm\)|no\ difference\ shown\ \([0-9.]+x\ \[-?[0-9.]+,\ -?[0-9.]+\],\ 95%\ CI,\ n=2\ per\ arm\)|[0-9.]+x,\ no\ 95%\ CI\ from\ these\ runs\ \(n=2\ per\ arm\))$ ]]
   # bench-summarize's notes never land in the summary.
   run grep -c '^bench-summarize' "$TMP/pa/summary.txt"
+  assert_status 1
   assert_output 0
   # The summary is what the driver printed.
   cmp "$TMP/out" "$TMP/pa/summary.txt"
@@ -137,23 +147,27 @@ arms"
   # A fake /proc/loadavg: the machine's own load is not this test's.
   echo '0.00 0.00 0.00 1/100 1' > "$TMP/idle"
   export ARENABENCH_TEST_LOADAVG=$TMP/idle
-  run bash -c "pinned-arena --cpu --size 4K --items $cores --repeats 1 --workers $cores --out '$TMP/pa' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
+  run bash -c "set -o pipefail; pinned-arena --cpu --size 4K --items $cores --repeats 1 --workers $cores --out '$TMP/pa' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
+  assert_status 0
   assert_status 0
   local w="warning: $cores producer(s) and a consumer on $cores online CPU(s): they take turns, and the figures measure that"
   assert_output "pinned-arena: $w
 pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   run grep -c "^$w$" "$TMP/pa/receipt.txt" "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output "$TMP/pa/receipt.txt:1
 $TMP/pa/summary.txt:1"
   # --from keeps it: it comes from the receipt.
   pinned-arena --from "$TMP/pa" --out "$TMP/pf" > /dev/null 2>&1
   cmp "$TMP/pa/summary.txt" "$TMP/pf/summary.txt"
-  run bash -c "pinned-arena --cpu --size 4K --items 1 --repeats 1 --workers 1 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
+  run bash -c "set -o pipefail; pinned-arena --cpu --size 4K --items 1 --repeats 1 --workers 1 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
+  assert_status 0
   [ "$cores" -lt 2 ] || assert_output "pinned-arena: raw rows, receipt and summary in '$TMP/pb/'"
   [ "$cores" -lt 2 ] || ! grep -q '^warning' "$TMP/pb/summary.txt" || false
   # A load average at the online CPUs or above.
   echo "$cores.50 1.00 1.00 3/100 1" > "$TMP/busy"
-  ARENABENCH_TEST_LOADAVG=$TMP/busy run bash -c "pinned-arena --cpu --size 4K --items 1 --repeats 1 --workers 1 --out '$TMP/pc' 2>&1 >/dev/null | grep '^pinned-arena: warning'"
+  ARENABENCH_TEST_LOADAVG=$TMP/busy run bash -c "set -o pipefail; pinned-arena --cpu --size 4K --items 1 --repeats 1 --workers 1 --out '$TMP/pc' 2>&1 >/dev/null | grep '^pinned-arena: warning'"
+  assert_status 0
   w="warning: load average $cores.50 on $cores online CPU(s) when the runs began: other processes compete with them, and the figures measure that"
   assert_output "pinned-arena: $w"
   grep -qxF "$w" "$TMP/pc/summary.txt"
@@ -216,6 +230,7 @@ Try 'pinned-arena --help' for more information."
   run pinned-arena --cpu --size=4K --ite 4 --rep=1 --work 1 --out="$TMP/pa"
   assert_status 0
   run grep '^config: ' "$TMP/pa/receipt.txt"
+  assert_status 0
   assert_output "config: size=4K dtype=fp32 kind=tensor workers=1 items=4 slots=4 repeats=1 epochs=2 warmup_epochs=1 fill=auto staging_threads=1"
 }
 
@@ -239,9 +254,11 @@ Try 'pinned-arena --help' for more information."
   run pinned-arena --cpu --size 4K --items 4 --repeats 1 --out "$TMP/a b"
   assert_status 0
   run grep -E '^(command|arenabench): ' "$TMP/a b/receipt.txt"
+  assert_status 0
   assert_output "command: pinned-arena --cpu --size 4K --items 4 --repeats 1 --out $TMP/a\\ b
 arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
   run grep -cE '^commit: ([0-9a-f]{7,}(-dirty)?|unknown)$' "$TMP/a b/receipt.txt"
+  assert_status 0
   assert_output 1
 }
 
@@ -251,7 +268,8 @@ arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
     skip "script(1) cannot open a pseudo-terminal here (no /dev/pts in this container or chroot?)"
   script -qec "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pa'" /dev/null > "$TMP/tty" 2>&1
   grep -qE 'pinned-arena: run 8 of 8 \(1 worker\(s\), (pool|ring)-(pageable|fill), repeat 2\), [0-9]+s elapsed, ~[0-9]+s left' "$TMP/tty"
-  run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
+  run bash -c "set -o pipefail; pinned-arena --cpu --size 4K --items 4 --repeats 2 --out '$TMP/pb' 2>&1 >/dev/null | grep -v '^bench-summarize: '"
+  assert_status 0
   assert_output "pinned-arena: raw rows, receipt and summary in '$TMP/pb/'"
 }
 
@@ -261,12 +279,14 @@ arenabench: $(arena-produce --version | sed -n '1s/.* //p')"
   TMPDIR=$TMP/tmp run pinned-arena --cpu --size 4K --items 4 --repeats 2 --workers 1,2 --out "$TMP/pa" --plot
   assert_status 0
   run bash -c "ls '$TMP/pa' | grep -v '^warnings.txt$'"
+  assert_status 0
   assert_output "items-per-s.png
 raw.csv
 receipt.txt
 summary.csv
 summary.txt"
   run ls -A "$TMP/tmp"
+  assert_status 0
   assert_output ""
   [ "$(head -c 8 "$TMP/pa/items-per-s.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
 }
@@ -282,6 +302,7 @@ cell='[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\]'
   # Rows without a ceiling arm (an h2d-check without one): the fill rate
   # alone or the link, and the headline says so.
   run sed -n '1,6p;14,19p' "$TMP/pf/summary.txt"
+  assert_status 0
   assert_output "# pinned-arena: 8MiB fp32 tensor items to Fabricated GPU, checked there
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
 # limit: the smaller of \"fill alone\", the producers' fill rate alone
@@ -295,6 +316,7 @@ cell='[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\]'
 4 producers, pool: pinned arena vs staged (1 copy thread): 2.50x faster [2.33, 2.69] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats"
   run sed -n '7,13p' "$TMP/pf/summary.txt"
+  assert_status 0
   [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ items/s\ +bound\ by$ ]]
   [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +$cell\ +98%\ +2250\ +fill\ alone$ ]]
   [[ "${lines[2]}" =~ ^1\ +pool-staged\ +3\ +$cell\ +$cell\ +44%\ +2250\ +fill\ alone$ ]]
@@ -308,6 +330,7 @@ note: fabricated rows for tests/drivers.bats"
   # arms' rows.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                $c["limit"] != "" { print $c["workers"], $c["arm"], $c["column"], $c["limit"], ($c["limit_ci_low"] < $c["limit"] && $c["limit"] < $c["limit_ci_high"]), $c["pct_of_limit"], $c["bound"] }' "$TMP/pf/summary.csv"
+  assert_status 0
   assert_output "1 pool-pageable items_per_s 2250 1 35.1 fill alone
 1 pool-pinned items_per_s 2250 1 98.2 fill alone
 1 pool-staged items_per_s 2250 1 44.4 fill alone
@@ -323,6 +346,7 @@ note: fabricated rows for tests/drivers.bats"
   assert_status 0
   cmp <(printf '%s\n' "$output") "$TMP/pc/summary.txt"
   run sed -n '1,8p;18,$p' "$TMP/pc/summary.txt"
+  assert_status 0
   assert_output "# pinned-arena: 8MiB fp32 tensor items to Fabricated GPU (device 0), checked there
 # host fabricated-host: Fabricated CPU (16 online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
@@ -356,6 +380,7 @@ producers  arm            n  idle ms  idle   no row  no slot  check  release  ot
 # every arm and column, with the limits: summary.csv
 # arenabench unknown (commit unknown): pinned-arena --workers 1\\,4 --repeats 3 --out pinned-arena-ceiling"
   run sed -n '9,17p' "$TMP/pc/summary.txt"
+  assert_status 0
   [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ items/s\ +bound\ by$ ]]
   # The ceiling (2400, 6000), below the link (6450), is the limit; the
   # fill-only arms (2600, 6100) are not, with a ceiling there.
@@ -372,9 +397,11 @@ producers  arm            n  idle ms  idle   no row  no slot  check  release  ot
   [[ "${lines[8]}" =~ ^4\ +ring-pageable\ +3\ +$cell\ +$cell\ +15%\ +6000\ +ceiling$ ]]
   # No % of limit above 100 anywhere.
   run awk '/^producers /,/^$/ { if (match($0, /  [0-9]+%  /) && substr($0, RSTART + 2, RLENGTH - 5) + 0 > 100) print }' "$TMP/pc/summary.txt"
+  assert_status 0
   assert_output ""
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                $c["limit"] != "" { print $c["workers"], $c["arm"], $c["limit"], $c["pct_of_limit"], $c["bound"] }' "$TMP/pc/summary.csv"
+  assert_status 0
   assert_output "1 pool-pinned 2400 95.8 ceiling
 1 ring-pinned 2400 101.7 ceiling
 1 pool-pageable 2400 37.5 ceiling
@@ -391,12 +418,15 @@ producers  arm            n  idle ms  idle   no row  no slot  check  release  ot
   run bash -c "pinned-arena --from '$top_srcdir/doc/results/h200-2026-12-04/pinned-arena' --out '$TMP/ph' 2> /dev/null"
   assert_status 0
   run sed -n '1,3p' "$TMP/ph/summary.txt"
+  assert_status 0
   assert_output "# pinned-arena: 8MiB fp32 tensor items to NVIDIA H200 (device 0), checked there
 # host vm: Intel(R) Xeon(R) Processor (16 online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs"
   run grep -E '^1 +ring-pinned ' "$TMP/ph/summary.txt"
+  assert_status 0
   [[ "$output" =~ ^1\ +ring-pinned\ +5\ +$cell\ +$cell\ +~100%\ +2290\ +fill\ alone$ ]]
   run awk '/^producers /,/^$/ { if (match($0, /  [0-9]+%  /) && substr($0, RSTART + 2, RLENGTH - 5) + 0 > 100) print }' "$TMP/ph/summary.txt"
+  assert_status 0
   assert_output ""
 }
 
@@ -419,6 +449,7 @@ E: 1.400x faster [1.380, 1.420] (95% CI, n=5 paired blocks)
   run pinned-arena --from "$top_srcdir/tests/data/pinned-arena-memory" --out "$TMP/pm"
   assert_status 0
   run sed -n '11,$p' "$TMP/pm/summary.txt"
+  assert_status 0
   assert_output "1 producer, pool: pinned arena vs pageable: 6.45x faster [5.62, 7.57] (95% CI, n=3 per arm)
 1 producer, ring: pinned arena vs pageable: 4.81x faster [4.46, 5.21] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats
@@ -436,6 +467,7 @@ workers 1  ring-pinned            505.00 items/s    0.500 GiB page-locked    0.0
 # arenabench unknown (commit unknown): pinned-arena --workers 1 --repeats 3"
   # Without ceiling, raw-* and fill-only rows no limit is claimed.
   run sed -n '3p;6p' "$TMP/pm/summary.txt"
+  assert_status 0
   [ "${lines[0]}" = "# limit: none (no ceiling, fill-only or raw-pinned rows here)" ]
   [[ "${lines[1]}" =~ ^1\ +pool-pinned\ +3\ +$cell\ +$cell\ +-\ +-\ +-$ ]]
 }
@@ -447,8 +479,10 @@ workers 1  ring-pinned            505.00 items/s    0.500 GiB page-locked    0.0
   run pinned-arena --from "$TMP/old"
   assert_status 0
   run grep -c -e 'page-locked' -e '/dev/shm' "$TMP/old/summary.txt"
+  assert_status 1
   assert_output 0
   run grep -c '^1 producer, pool: pinned arena vs pageable: 6.45x faster \[5.62, 7.57\] (95% CI, n=3 per arm)$' "$TMP/old/summary.txt"
+  assert_status 0
   assert_output 1
 }
 
@@ -469,6 +503,7 @@ workers 1  ring-pinned            505.00 items/s    0.500 GiB page-locked    0.0
   assert_status 64
   assert_output "transfer-overlap: --from: '$TMP/bare' was not made by transfer-overlap (its receipt.txt names no driver)"
   run ls "$TMP/bare"
+  assert_status 0
   assert_output raw.csv
 }
 
@@ -477,6 +512,7 @@ workers 1  ring-pinned            505.00 items/s    0.500 GiB page-locked    0.0
   assert_status 0
   # 25 GiB/s is 26.8435 GB/s.
   run cat "$TMP/mg/summary.txt"
+  assert_status 0
   assert_output "# multi-gpu-h2d: mean GB/s (1e9 B/s) per GPU, fed alone and with every listed
 # GPU at once, with its 95% CI over fresh-process runs (no limit is
 # measured here: see h2d-sweep for the raw copy beside the pipeline)
@@ -495,6 +531,7 @@ aggregate GB/s, mean over 1 repeat(s): alone (sum of separate runs) 48.32 over 2
   grep -qE '^alone,0,gb_per_s,1,0,26\.8435,' "$TMP/mg/summary.csv"
   # bench-summarize's notes (no interval at n = 1) went to warnings.txt only.
   run grep -c '^bench-summarize: ' "$TMP/mg/warnings.txt"
+  assert_status 0
   [ "$output" -ge 1 ]
 }
 
@@ -531,9 +568,11 @@ interrupted_driver() {
   fake_consumer 2 "$1" "$2"
   [ "$(run_driver pinned-arena --cpu --size 4K --items 4 --repeats 50 --out "$TMP/pa")" -eq 130 ]
   run grep -v '^bench-summarize: ' "$TMP/err"
+  assert_status 0
   assert_output "pinned-arena: interrupted after $3 of 200 runs; rows so far are in '$TMP/pa/raw.csv'"
   [ "$(tail -n +2 "$TMP/pa/raw.csv" | wc -l)" -eq "$3" ]
   run head -n "$4" "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output "INTERRUPTED after $3 of 200 runs: this summary covers those runs only."
 }
 
@@ -555,6 +594,7 @@ interrupted_driver() {
   run h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-0.1.0" --out "$TMP/hs"
   assert_status 0
   run sed -n '1,6p;12,15p' "$TMP/hs/summary.txt"
+  assert_status 0
   assert_output "# h2d-sweep: 4 producers, pool, Fabricated GPU
 # mean GB/s (1e9 B/s) per item size and arm with its 95% CI over
 # fresh-process runs; limit: the smaller of \"ceiling\", the fill+copy
@@ -566,6 +606,7 @@ interrupted_driver() {
 8MiB: pinned arena vs pageable: 6.08x faster [5.44, 6.79] (95% CI, n=3 per arm)
 note: fabricated rows for tests/drivers.bats"
   run sed -n '8,11p' "$TMP/hs/summary.txt"
+  assert_status 0
   # One limit for every size and arm: the highest raw-pinned mean (8 MiB's).
   [[ "${lines[0]}" =~ ^1MiB\ +pool-pinned\ +3\ +$cell\ +22%\ +53.7\ +link$ ]]
   [[ "${lines[1]}" =~ ^1MiB\ +pool-pageable\ +3\ +$cell\ +4%\ +53.7\ +link$ ]]
@@ -574,6 +615,7 @@ note: fabricated rows for tests/drivers.bats"
   # 11 GiB/s is 11.8111 GB/s; the raw limits are converted too.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                $c["size_bytes"] == 1048576 && $c["arm"] ~ /^(pool-pinned|raw-pinned)$/ { printf "%s %s %.4f\n", $c["arm"], $c["column"], $c["mean"] }' "$TMP/hs/summary.csv"
+  assert_status 0
   assert_output "pool-pinned gb_per_s 11.8112
 raw-pinned gb_per_s 42.9497"
 }
@@ -590,6 +632,7 @@ EOF
   run h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-memory" --out "$TMP/hm"
   assert_status 0
   run sed -n '/^# footprint/,/^$/p' "$TMP/hm/summary.txt"
+  assert_status 0
   assert_output "# footprint per arm and item size (means): page-locked and /dev/shm GiB
 pool-pageable     1MiB items     0.000 GiB page-locked     0.016 GiB /dev/shm
 pool-pageable     8MiB items     0.000 GiB page-locked     0.125 GiB /dev/shm
@@ -598,6 +641,7 @@ pool-pinned       8MiB items     0.125 GiB page-locked     0.125 GiB /dev/shm"
   # Without the columns, no footprint.
   h2d-sweep --from "$top_srcdir/tests/data/h2d-sweep-0.1.0" --out "$TMP/hs" > /dev/null 2>&1
   run grep -c footprint "$TMP/hs/summary.txt"
+  assert_status 1
   assert_output 0
 }
 
@@ -605,6 +649,7 @@ pool-pinned       8MiB items     0.125 GiB page-locked     0.125 GiB /dev/shm"
   run transfer-overlap --from "$top_srcdir/tests/data/transfer-overlap" --out "$TMP/to"
   assert_status 0
   run cat "$TMP/to/summary.txt"
+  assert_status 0
   assert_output "# transfer-overlap: paired speedup of running the copy beside the compute
 # (serialized/concurrent per block): geometric mean with its 95% CI
 # on the log scale; overlap efficiency and transfer GB/s: medians
@@ -620,6 +665,7 @@ direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (9
 # medians of every column per case, with their CIs: summary.csv
 # arenabench unknown (commit unknown): transfer-overlap"
   run grep -c '^bench-summarize: no interval: all values equal' "$TMP/to/warnings.txt"
+  assert_status 0
   assert_output 2
 }
 
@@ -642,6 +688,7 @@ direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (9
     assert_status 0
     [[ "${lines[0]}" == "Usage: $d [OPTION]..."* ]]
     run bash -c "$d --help | sed -n '/^Exit status:/,/^\$/{/^\$/d;p}'"
+    assert_status 0
     assert_output "Exit status:
   0    every run succeeded and every item was checked
   64   a bad option or value, or --out exists without --force
@@ -676,6 +723,7 @@ direct/256: copy beside the compute vs after it: 1.512x faster [1.500, 1.524] (9
     assert_status 0
     [ "${#lines[@]}" -ge 3 ]
     run awk -v t="$t" 'length > 80 { print t ": " $0 }' <<< "$output"
+    assert_status 0
     assert_output ""
     run "$top_srcdir/contrib/$t" --version
     assert_status 0
@@ -702,6 +750,7 @@ fake_gpu() {
   # (2 repeats x pool, ring: pinned and pageable, --calibrate once a
   # repeat; staged; a probe for a GPU and one for --staged.)
   run bash -c "sort '$TMP/h2d.log' | uniq -c | sed 's/^ *//'"
+  assert_status 0
   assert_output "1 h2d-check --help
 6 h2d-check --inflight 4 --warmup-epochs 1 --report run
 2 h2d-check --inflight 4 --warmup-epochs 1 --report run --calibrate
@@ -709,6 +758,7 @@ fake_gpu() {
 1 h2d-check --report run"
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                { print $c["repeat"], $c["arm"], $c["pinned"], $c["staging_threads"] }' "$TMP/pa/raw.csv"
+  assert_status 0
   assert_output "1 pool-pageable 0 
 1 raw-pinned 0 
 1 raw-pageable 0 
@@ -733,8 +783,10 @@ fake_gpu() {
 2 pool-pageable 0 "
   grep -qx 'arms: pool-pageable pool-pinned pool-staged pool-fill ring-pageable ring-pinned ring-staged ring-fill' "$TMP/pa/receipt.txt"
   run grep -c '^1 producer, \(pool\|ring\): pinned arena vs \(pageable\|staged (3 copy threads)\): ' "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output 4
   run bash -c "awk '/^producers /{ t++ } t == 1' '$TMP/pa/summary.txt' | grep -cE '^1 +(pool|ring)-(pinned|staged|pageable) +2 '"
+  assert_status 0
   assert_output 6
 }
 
@@ -784,12 +836,15 @@ warning: producers ran on NUMA node 0;1, GPU 0000:17:00.0 on node 1 (arena-produ
   # The warnings' order is sort's, which follows the locale: compare sorted.
   w=$(LC_ALL=C sort <<<"$w")
   run sh -c "grep '^warning: ' '$TMP/o/summary.txt' | LC_ALL=C sort"
+  assert_status 0
   assert_output "$w"
   run sh -c "grep '^warning: ' '$TMP/err' | LC_ALL=C sort"
+  assert_status 0
   assert_output "$w"
   # Pinned no faster: it never pays.
   sed -i 's/,1000,8.388608,/,400,3.3554432,/; s/,1010,8.47249408,/,404,3.3890,/; s/,990,8.30472192,/,396,3.3219,/' "$TMP/be/raw.csv"
-  run bash -c "pinned-arena --from '$TMP/be' --out '$TMP/o2' 2> /dev/null | grep 'page-locking'"
+  run bash -c "set -o pipefail; pinned-arena --from '$TMP/be' --out '$TMP/o2' 2> /dev/null | grep 'page-locking'"
+  assert_status 0
   assert_output "pool, 1 producer: page-locking 256 MiB cost 41 ms; it never pays for itself: the pinned arm was no faster than pageable"
 }
 
@@ -811,6 +866,7 @@ warning: producers ran on NUMA node 0;1, GPU 0000:17:00.0 on node 1 (arena-produ
   ARENABENCH_TEST_SYSFS=$s ARENABENCH_TEST_PCI=$d run pinned-arena --cpu --size 4K --items 4 --repeats 1 --out "$TMP/pa"
   assert_status 0
   run sed -n '/^numa nodes: /,/^gpu pci /p' "$TMP/pa/receipt.txt"
+  assert_status 0
   assert_output "numa nodes: 0-1
 numa node 0: cpus 0-1
 numa node 1: cpus 2-3
@@ -824,28 +880,33 @@ gpu pci $d: link 16.0 GT/s PCIe x16, max 32.0 GT/s PCIe x16, numa node 1"
   # 1 TiB items: 2 slots (1 GiB and more) of them never fit.
   # (As an ordinary user, 8 MiB of 4 KiB slots are over RLIMIT_MEMLOCK:
   # the stand-in's arena-consume says it reads them pageable.)
-  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 4K,1T --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --out '$TMP/hs' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^arena-consume: .*: cannot page-lock '"
+  PATH=$TMP/bin:$PATH run bash -c "set -o pipefail; h2d-sweep --sizes 4K,1T --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --out '$TMP/hs' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^arena-consume: .*: cannot page-lock '"
   assert_status 0
   [[ ${lines[0]} =~ ^h2d-sweep:\ note:\ 1TiB\ items\ do\ not\ fit:\ 1\ worker\ x\ 2\ slots\ need\ 2048\.0\ GiB\ of\ /dev/shm\ and\ memory,\ [0-9]+\.[0-9]\ GiB\ is\ available\;\ size\ skipped$ ]]
   grep -q '^note: 1TiB items do not fit: ' "$TMP/hs/receipt.txt"
   grep -q '^note: 1TiB items do not fit: ' "$TMP/hs/summary.txt"
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["size_bytes"] }' "$TMP/hs/raw.csv"
+  assert_status 0
   [ "$(sort -u <<<"$output")" = 4096 ]
   # A size arena-produce refuses is its message, and the sweep's exit 64.
-  PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 4X --repeats 1 --workers 1 --out '$TMP/hx' 2>&1 >/dev/null | head -n 1"
+  PATH=$TMP/bin:$PATH run bash -c "set -o pipefail; h2d-sweep --sizes 4X --repeats 1 --workers 1 --out '$TMP/hx' 2>&1 >/dev/null | sed -n 1p"
+  assert_status 64
   assert_output "arena-produce: --size: invalid size '4X' (use bytes or a suffix such as 64K, 8MiB, 1G)"
 }
 
 @test "pinned-arena and h2d-sweep without h2d-check --staged: the staged arm skipped with a note" {
   fake_gpu
-  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "set -o pipefail; pinned-arena --size 4K --items 4 --repeats 1 --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  assert_status 0
   assert_output "pinned-arena: note: no staged arm: this h2d-check has no --staged
 pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   grep -qx 'note: no staged arm: this h2d-check has no --staged' "$TMP/pa/receipt.txt"
   grep -qx 'note: no staged arm: this h2d-check has no --staged' "$TMP/pa/summary.txt"
   run grep -c staged, "$TMP/pa/raw.csv"
+  assert_status 1
   assert_output 0
-  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "h2d-sweep --sizes 4K --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --slots 4 --out '$TMP/hs' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  PATH=$TMP/bin:$PATH FAKE_STAGED=0 run bash -c "set -o pipefail; h2d-sweep --sizes 4K --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --slots 4 --out '$TMP/hs' 2>&1 >/dev/null | grep -v '^bench-summarize'"
+  assert_status 0
   assert_output "h2d-sweep: note: no staged arm: this h2d-check has no --staged
 h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
   grep -qx 'arms: pinned pageable fill' "$TMP/hs/receipt.txt"
@@ -860,6 +921,7 @@ h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
   # 4K: 64K / 4K / 2 workers = 8 per worker; 16K: 2, raised to 3.
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                { print $c["size_bytes"], $c["arm"], $c["items"], $c["staging_threads"] }' "$TMP/hs/raw.csv"
+  assert_status 0
   assert_output "4096 pool-pinned 16 
 4096 raw-pinned 16 
 4096 raw-pageable 16 
@@ -880,6 +942,7 @@ h2d-sweep: raw rows, receipt and summary in '$TMP/hs/'"
   # (the fill-only arm, which arena-consume times, is not one with a
   # ceiling there), and its idle shares are 10%: 4, 3, 2 and 1.
   run sed '/^# footprint/,$d' "$TMP/hs/summary.txt"
+  assert_status 0
   assert_output "# h2d-sweep: 2 producers, pool
 # mean GB/s (1e9 B/s) per item size and arm with its 95% CI over
 # fresh-process runs; limit: the smaller of \"ceiling\", the fill+copy
@@ -911,6 +974,7 @@ size   arm            n  idle ms  idle   no row  no slot  check  release  other
 16KiB  pool-staged    1  0.3      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%
 16KiB  pool-pageable  1  0.6      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%"
   run grep -c '^\(4\|16\)KiB: pinned arena vs \(pageable\|staged\): ' "$TMP/hs/summary.txt"
+  assert_status 0
   assert_output 4
 }
 
@@ -1002,8 +1066,10 @@ size  path    n  items/s  cv    GB/s   % of link  copy_sms  mismatches  auto cho
   PATH=$TMP/bin:$PATH FAKE_CEILING=0 FAKE_IDLE=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 2 --out '$TMP/pa' 2> /dev/null"
   assert_status 0
   run grep -c ',ceiling,' "$TMP/pa/raw.csv"
+  assert_status 1
   assert_output 0
   run sed -n '3,6p' "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output "# mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
 # limit: the smaller of \"fill alone\", the producers' fill rate alone
 # (BACKEND-fill; no ceiling arm in these rows), and \"link\", the
@@ -1011,6 +1077,7 @@ size  path    n  items/s  cv    GB/s   % of link  copy_sms  mismatches  auto cho
   # Each row's limit is one of the two (the fill-only arm is timed by
   # arena-consume, loaded or not), or none with a note saying why.
   run awk '/^producers /,/^$/' "$TMP/pa/summary.txt"
+  assert_status 0
   local l re='^1 +(pool|ring)-(pinned|staged|pageable) +2 +[0-9]+ \(no CI\) +[0-9.]+ \(no CI\) +(([0-9]|[1-9][0-9]|100)%|~100%) +([0-9.]+ +fill alone|8000 +link)$'
   for l in 1 2 3 4 5 6; do
     [[ "${lines[$l]}" =~ $re ]] || [[ "${lines[$l]}" =~ ^1\ +[a-z]+-[a-z]+\ .*\ -\ +-\ +-$ ]]
@@ -1018,6 +1085,7 @@ size  path    n  items/s  cv    GB/s   % of link  copy_sms  mismatches  auto cho
   [ "${#lines[@]}" -eq 7 ]
   # No idle columns, no idle table.
   run grep -c 'copy engine idle' "$TMP/pa/summary.txt"
+  assert_status 1
   assert_output 0
 }
 
@@ -1030,6 +1098,7 @@ size  path    n  items/s  cv    GB/s   % of link  copy_sms  mismatches  auto cho
   # The break-even lines rest on the stand-in's measured mlock time; the
   # --from tests check them on fixed rows.
   run sed -e '/^# memory per arm/,$d' -e '/: page-locking .* cost /,/^$/d' "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output "# pinned-arena: 4KiB fp32 tensor items to the GPU, checked there
 # host $(hostname): $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online)
 # mean items/s and GB/s (1e9 B/s) per arm, 95% CI over fresh-process runs
@@ -1065,6 +1134,7 @@ producers  arm            n  idle ms  idle   no row  no slot  check  release  ot
 1          ring-pageable  1  0.4      10.0%  4.0%    3.0%     1.5%   0.5%     1.0%"
   # Each h2d-check run kept its timeline; the fill-only runs have none.
   run ls "$TMP/pa/trace"
+  assert_status 0
   assert_output "1-pool-pageable-r1.json
 1-pool-pinned-r1.json
 1-pool-staged-r1.json
@@ -1072,16 +1142,19 @@ producers  arm            n  idle ms  idle   no row  no slot  check  release  ot
 1-ring-pinned-r1.json
 1-ring-staged-r1.json"
   run grep -c -- '--trace [^ ]*/trace/1-[a-z]*-[a-z]*-r1\.json$' "$TMP/h2d.log"
+  assert_status 0
   assert_output 6
   # An h2d-check without --trace: a note, no folder, the runs go on.
   rm -rf "$TMP/pa"
-  PATH=$TMP/bin:$PATH FAKE_TRACE=0 run bash -c "pinned-arena --size 4K --items 4 --repeats 1 --trace --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  PATH=$TMP/bin:$PATH FAKE_TRACE=0 run bash -c "set -o pipefail; pinned-arena --size 4K --items 4 --repeats 1 --trace --out '$TMP/pa' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  assert_status 0
   assert_output "pinned-arena: note: no trace: this h2d-check has no --trace
 pinned-arena: raw rows, receipt and summary in '$TMP/pa/'"
   grep -qx 'note: no trace: this h2d-check has no --trace' "$TMP/pa/receipt.txt"
   [ ! -e "$TMP/pa/trace" ]
   # Nor on the CPU arms: nothing is copied.
-  run bash -c "pinned-arena --cpu --size 4K --items 4 --repeats 1 --trace --out '$TMP/pc' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  run bash -c "set -o pipefail; pinned-arena --cpu --size 4K --items 4 --repeats 1 --trace --out '$TMP/pc' 2>&1 >/dev/null | grep -v -e '^bench-summarize' -e '^pinned-arena: warning: .* online CPU'"
+  assert_status 0
   assert_output "pinned-arena: note: no trace: the CPU arms copy nothing to trace
 pinned-arena: raw rows, receipt and summary in '$TMP/pc/'"
   [ ! -e "$TMP/pc/trace" ]
@@ -1100,6 +1173,7 @@ $contrib/h2d-sweep --sizes 4K,64K,1M,8M --copy-paths engine,batch,sm,auto --byte
 $contrib/transfer-overlap --out $TMP/s/transfer-overlap 
 $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,copy-paths,multi-gpu-h2d,nvbandwidth
+  assert_status 0
   assert_output "$contrib/transfer-overlap --out $TMP/s/transfer-overlap -- --runs 10
 env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TMP/s/arena-speed"
   mkdir "$TMP/s"
@@ -1121,6 +1195,7 @@ env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TM
   # stand-in's pinned rows say pageable.)
   run bash -c "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
                { print \$c[\"size_bytes\"], \$c[\"slots\"] }' '$TMP/auto/raw.csv' | sort -n -u"
+  assert_status 0
   assert_output "65536 128
 3145728 4
 16777216 4"
@@ -1128,6 +1203,7 @@ env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TM
   PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 64K --bytes-per-run 64K --min-items 1 --repeats 1 --workers 1 --slots 5 --out '$TMP/five' 2> /dev/null"
   assert_status 0
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["slots"] }' "$TMP/five/raw.csv"
+  assert_status 0
   assert_output "5
 5
 5
@@ -1162,6 +1238,7 @@ $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   # A quick session resumes quick.
   sed -i 's/^session: full/session: quick/' "$TMP/s/receipt.txt"
   run h200-session --resume "$TMP/s" --dry-run --skip copy-paths,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
+  assert_status 0
   assert_output "$contrib/h2d-sweep --sizes 1M,64M --bytes-per-run 512M --repeats 2 --out $TMP/s/h2d-sweep"
   cp "$TMP/before" "$TMP/s/receipt.txt"
   run h200-session --resume "$TMP/s" --out "$TMP/t"
@@ -1198,9 +1275,11 @@ $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run h200-session --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,copy-paths,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
   assert_status 0
   run cat "$TMP/h2d.log"
+  assert_status 0
   assert_output "h2d-check --report run
 h2d-check --warmup-epochs 1 --report run --calibrate"
   run grep -c '^step: [a-z0-9-]* skipped (--skip)$' "$TMP/s/receipt.txt"
+  assert_status 0
   assert_output 7
 }
 
@@ -1230,6 +1309,7 @@ use_locale() {
     assert_status 0
     # Every row has the header's fields, and the numbers a '.'.
     run awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print NR, bad + 0 }' "$TMP/$loc/raw.csv"
+    assert_status 0
     assert_output "9 0"
     run column seconds < "$TMP/$loc/raw.csv"
     assert_status 0
@@ -1253,6 +1333,7 @@ use_locale() {
   [ "$(head -c 8 'v"x`touch ran`/items-per-s.png' | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
   # Only the results folder: no 'v' (gnuplot's output before the quote), no 'ran'.
   run ls -A
+  assert_status 0
   assert_output 'v"x`touch ran`'
 }
 
@@ -1268,8 +1349,10 @@ use_locale() {
   PATH=$TMP/bin:$PATH run "$TMP/tree/contrib/pinned-arena" --cpu --size 4K --items 1 --repeats 1 --out "$TMP/pa"
   assert_status 0
   run grep '^commit: ' "$TMP/pa/receipt.txt"
+  assert_status 0
   assert_output "commit: 0123456789ab"
   run tail -n 1 "$TMP/pa/summary.txt"
+  assert_status 0
   assert_output "# arenabench $ARENABENCH_VERSION (commit 0123456789ab): pinned-arena --cpu --size 4K --items 1 --repeats 1 --out $TMP/pa"
 }
 
@@ -1293,7 +1376,30 @@ use_locale() {
   run transfer-overlap --from "$TMP/to" --out "$TMP/o"
   assert_status 0
   run tail -n 3 "$TMP/o/summary.txt"
+  assert_status 0
   assert_output "$w
 
 # arenabench unknown (commit unknown): transfer-overlap"
+}
+
+@test "the drivers take their backends from arena-produce --list-backends" {
+  # A stand-in arena-produce that knows the pool only (else the real one,
+  # found past it on PATH); the drivers are copied beside it, away from
+  # ../src, so that PATH finds it first.
+  mkdir -p "$TMP/bin"
+  cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/h2d-sweep" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
+  cat > "$TMP/bin/arena-produce" <<EOF_SH
+#!/bin/sh
+[ "\$1" = --list-backends ] && { echo pool; exit 0; }
+PATH=\${PATH#$TMP/bin:} exec arena-produce "\$@"
+EOF_SH
+  chmod +x "$TMP/bin/arena-produce"
+  PATH=$TMP/bin:$PATH run h2d-sweep --backend ring --out "$TMP/hs"
+  assert_status 64
+  assert_output "h2d-sweep: --backend: 'ring' is not a backend (pool)"
+  PATH=$TMP/bin:$PATH run pinned-arena --cpu --size 4K --items 2 --repeats 1 --workers 1 --out "$TMP/pa"
+  assert_status 0
+  run grep '^arms: ' "$TMP/pa/receipt.txt"
+  assert_status 0
+  assert_output "arms: pool-pageable pool-fill"
 }

@@ -63,6 +63,7 @@ soak() {
   SOAK_LIMIT=$((5 * $(load_factor)))
   run fault-soak --rounds "$ROUNDS" --victim "$1" --max-delay 300 --timeout "$SOAK_LIMIT" \
       --rows "$TMP/rows.tsv"
+  assert_status 0
   cat "$TMP/rows.tsv" >&2
   [ "$(wc -l < "$TMP/rows.tsv")" -ge "$ROUNDS" ]
 }
@@ -166,6 +167,7 @@ require_tiny_shm() {
   local args bytes backend
   while IFS='|' read -r args backend bytes; do
     run in_tiny_shm "arena-produce $args --items 2 > /dev/null; echo \"status \$?\""
+    assert_status 0
     assert_output "arena-produce: cannot create a $backend arena of $bytes bytes in /dev/shm: No space left on device
 status 71
 left: 0"
@@ -180,6 +182,7 @@ EOF
   require_tiny_shm
   # 4096 + 102400 bytes each: two fit in 256 KiB, the third does not.
   run in_tiny_shm "arena-produce --size 100K --slots 1 --items 1 --workers 3 > /dev/null; echo \"status \$?\""
+  assert_status 0
   assert_output "arena-produce: cannot create a pool arena of 106496 bytes in /dev/shm: No space left on device
 status 71
 left: 0"
@@ -188,6 +191,7 @@ left: 0"
 @test "a run that fits the small /dev/shm completes: the limit, not the mount, made the errors above" {
   require_tiny_shm
   run in_tiny_shm "arena-produce --size 100K --slots 2 --items 20 --timeout 60 | arena-consume --report run | columns items bytes"
+  assert_status 0
   assert_output "items,bytes
 20,2048000
 left: 0"
@@ -248,7 +252,7 @@ stop_producer() {
   [ -L "$link" ]
   [ -f "/dev/shm$ARENA" ]
   # The real rows still go through: nothing was read or changed by the refusal.
-  run bash -c "arena-consume < '$TMP/rows.csv' | columns sequence worker epoch bytes wait_ns verify_ns mismatches"
+  run bash -c "set -o pipefail; arena-consume < '$TMP/rows.csv' | columns sequence worker epoch bytes wait_ns verify_ns mismatches"
   assert_status 0
   [ "${#lines[@]}" -eq 2 ]
   [ "${lines[0]}" = "sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches" ]
@@ -348,9 +352,25 @@ PIPE|141
 EOF
 }
 
+@test "a reader gone before any output, SIGPIPE ignored: exit 74 with no message (the pipeline's own end)" {
+  command -v python3 > /dev/null || skip "python3 is needed for a pipe whose reader is closed"
+  printf 'v\n1\n2\n3\n' > "$TMP/in.csv"
+  # The pipe's read end is closed before the command starts, and SIGPIPE
+  # stays ignored in it: its one write, at exit, fails with EPIPE.
+  run python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE, restore_signals=False)
+print(p.returncode, repr(p.stderr.decode()))' bench-summarize --resamples 0 "$TMP/in.csv"
+  assert_status 0
+  assert_output "74 ''"
+}
+
 @test "bench-summarize | head -n 3: the summarizer ends by SIGPIPE, with no message" {
   awk 'BEGIN { print "g,t"; for (i = 0; i < 20000; i++) print "group" i "," i % 7 }' > "$TMP/many.csv"
   run bash -c "bench-summarize --by g --resamples 0 --format csv '$TMP/many.csv' 2> '$TMP/err' | head -n 3 > /dev/null; echo \${PIPESTATUS[0]}"
+  assert_status 0
   assert_output 141
   # Only why the one-value groups have no interval, said before any output.
   [ "$(cat "$TMP/err")" = "bench-summarize: no interval: fewer than 2 values, in 20000 rows (first: g=group0, column 't', n=1)" ]
@@ -381,7 +401,7 @@ x,2,0,0,,,-1.7e+308,0,1.7e+308,,,mean,t,0.95,,-8.5e+307,0,0,0"
 # resamples whose base mean is 0 made an inverted interval, [1.333, 1.067].
 @test "a ratio CI is never inverted when a resampled base mean can be 0: it is empty" {
   printf 'g,h,a=,b\n1,x,0,2\n1,y,0,3\n1,x,3,2\n1,y,4,1\n' > "$TMP/in.csv"
-  run bash -c "bench-summarize --by g --compare h=x --resamples 200 --confidence 0.9 --seed 42 --percentiles 50 --format csv '$TMP/in.csv' 2> /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i } \$3 == \"a=\" && \$2 == \"y\" { print \$(c[\"ratio\"]), \$(c[\"ratio_ci_low\"]), \$(c[\"ratio_ci_high\"]) }'"
+  run bash -c "set -o pipefail; bench-summarize --by g --compare h=x --resamples 200 --confidence 0.9 --seed 42 --percentiles 50 --format csv '$TMP/in.csv' 2> /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i } \$3 == \"a=\" && \$2 == \"y\" { print \$(c[\"ratio\"]), \$(c[\"ratio_ci_low\"]), \$(c[\"ratio_ci_high\"]) }'"
   assert_status 0
   local ratio low high
   read -r ratio low high <<< "$output"
@@ -393,7 +413,7 @@ x,2,0,0,,,-1.7e+308,0,1.7e+308,,,mean,t,0.95,,-8.5e+307,0,0,0"
 # counts as missing, as a zero denominator does (tests/fuzz/fuzz-summarize.c
 # found it: p5 NaN outside [-inf, 2.7e26]).
 @test "a ratio that overflows a double is missing, not -inf in the statistics" {
-  run bash -c "printf 'a,b\n12,-1e-320\n1,1\n3,2\n' | bench-summarize --ratio a/b --value a --resamples 0 --percentiles 50 --format csv 2> /dev/null | sed -n 3p"
+  run bash -c "set -o pipefail; printf 'a,b\n12,-1e-320\n1,1\n3,2\n' | bench-summarize --ratio a/b --value a --resamples 0 --percentiles 50 --format csv 2> /dev/null | sed -n 3p"
   assert_status 0
   assert_output "a/b,2,1,1.25,0.3535533905932738,0.25,1,1.25,1.5,1.224744871391589,0.09317938390974166,16.09798151759597,gmean,t,0.95,,1.25,0,0"
 }
@@ -501,6 +521,7 @@ require_pid_namespace() {
   # grep flushed only when the producer exited: the arena was gone.
   assert_status 66
   run cat "$TMP/producer.err"
+  assert_status 0
   [ "${#lines[@]}" -eq 2 ]
   [[ ${lines[0]} =~ ^arena-produce:\ worker\ 0:\ no\ consumer\ has\ attached\ to\ arena\ \'$NAME_RE\'\ 3\ s\ after\ its\ first\ row:\ a\ filter\ in\ the\ pipe\ may\ be\ holding\ the\ rows\ \(use\ grep\ --line-buffered,\ sed\ -u,\ stdbuf\ -oL,\ or\ fflush\(\)\ in\ awk\)\;\ waiting\ up\ to\ --timeout$ ]]
   [[ ${lines[1]} =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ consumer\ attached\ to\ arena\ \'$NAME_RE\'\ in\ 4\ s,\ 2\ rows\ written:\ the\ rows\ are\ not\ reaching\ a\ consumer\ \(a\ filter\ in\ the\ pipe\ holds\ them,\ or\ nobody\ reads\ them\)$ ]]
@@ -597,6 +618,7 @@ PY
   wait_rows "$TMP/rows.csv" 3
   ARENA=$(first_arena "$TMP/rows.csv")
   run stat -c %a "/dev/shm$ARENA"
+  assert_status 0
   assert_output 600
   run bash -c "set -o pipefail; umask 0277; arena-produce --size 4096 --items 3 --slots 2 --timeout 60 | arena-consume --report run | columns items mismatches"
   assert_status 0
@@ -634,6 +656,7 @@ r = subprocess.run(['arena-consume'], stdin=open(sys.argv[2]), stdout=subprocess
                    stderr=subprocess.PIPE)
 sys.stdout.write(r.stderr.decode() + 'status %d\n' % r.returncode)
 PY
+  assert_status 0
   assert_output "arena-consume: line 2: arena '$ARENA': another consumer holds this arena
 status 65"
 }
@@ -737,6 +760,7 @@ RELEASED_AT=80
   finish "$PRODUCER" 30
   [ "$status" -eq 75 ]
   run cat "$TMP/producer.err"
+  assert_status 0
   [[ ${lines[-1]} =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ consumer\ attached\ to\ arena\ \'$NAME_RE\'\ in\ $limit\ s,\ 2\ rows\ written: ]]
 }
 
@@ -759,6 +783,7 @@ stalled_reader() {
   finish "$producer" 60
   [ "$status" -eq 75 ]
   run cat "$TMP/producer.err"
+  assert_status 0
   assert_output "arena-produce: worker 0: writing a handle row: stdout not read for 1 s (--timeout): the consumer stopped reading"
 }
 
@@ -776,6 +801,7 @@ stalled_reader() {
   finish "$consumer" 30
   [ "$status" -eq 74 ]
   run cat "$TMP/consumer.err"
+  assert_status 0
   assert_output "arena-consume: stdout: not read when the run was stopped: receipts not yet written are lost"
 }
 
@@ -813,6 +839,7 @@ worker_waits() {
   finish "$consumer" 60
   [ "$status" -eq 0 ]
   run column sequence < "$TMP/receipts"
+  assert_status 0
   assert_output "0
 1"
   finish "$producer" 60

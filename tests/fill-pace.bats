@@ -23,6 +23,7 @@ rows_of() {
       assert_status 0
       [ "$output" = "$unpaced" ]
       run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["items"], $c["mismatches"] }' "$TMP/run.csv"
+      assert_status 0
       assert_output "6 0"
     done
   done
@@ -37,6 +38,7 @@ rows_of() {
     | tee "$TMP/rows.csv" | arena-consume > /dev/null
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { s += $c["gen_ns"] }
                END { print (s >= 4 * 15 * 65536 / 16e6 * 1e9) ? "held" : "ran ahead: " s }' "$TMP/rows.csv"
+  assert_status 0
   assert_output "held"
 }
 
@@ -53,6 +55,7 @@ rows_of() {
       printf "%s\n%s\n" "$header" "$row" | arena-consume > /dev/null; }'
   assert_status 0
   run cat "$TMP/cpus"
+  assert_status 0
   assert_output "0"
 }
 

@@ -47,6 +47,7 @@ no_gpu_message() {
 $hint"
     # shellcheck disable=SC2086
     run bash -c "h2d-check $args 2>&1; echo \"status \$?\"; cat" < "$TMP/input"
+    assert_status 0
     assert_output "$expected
 status 64
 not,read" || { echo "args: $args" >&2; return 1; }
@@ -82,6 +83,7 @@ TABLE
 @test "h2d-check without a GPU exits 69 and leaves stdin unread" {
   printf 'arena,backend\nleft,for-the-next-reader\n' > "$TMP/input"
   run env CUDA_VISIBLE_DEVICES=-1 bash -c 'h2d-check --report run 2>&1; echo "status $?"; cat' < "$TMP/input"
+  assert_status 0
   assert_output "$(no_gpu_message)
 status 69
 arena,backend
@@ -92,6 +94,7 @@ left,for-the-next-reader"
   printf 'arena,backend\nleft,for-the-next-reader\n' > "$TMP/input"
   for path in auto engine batch sm; do
     run env CUDA_VISIBLE_DEVICES=-1 bash -c "h2d-check --copy-path $path --copy-sms 4 2>&1; echo \"status \$?\"; cat" < "$TMP/input"
+    assert_status 0
     assert_output "$(no_gpu_message)
 status 69
 arena,backend
@@ -240,6 +243,7 @@ corrupt_first_item() {
   [ "$(printf '%s\n' "$output" | column arm | sort -u)" = pool-staged ]
   [ "$(printf '%s\n' "$output" | column pinned | sort -u)" = 0 ]
   run bash -c "set -o pipefail; arena-produce --size 64KiB --items 3 --pin | h2d-check --report run"
+  assert_status 0
   [ "$(printf '%s\n' "$output" | column staging_threads)" = 0 ]
   assert_no_arena_left
 }

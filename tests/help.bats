@@ -54,8 +54,10 @@ check() {
 
 @test "the table parsers find the options (arena-produce, pinned-arena)" {
   run c_options arena-produce
-  assert_output "$(printf '%s\n' backend cpu-list dtype epochs fill fill-chunk fill-rate help items kind numa-node pin share size slots sweep timeout version workers)"
+  assert_status 0
+  assert_output "$(printf '%s\n' backend cpu-list dtype epochs fill fill-chunk fill-rate help items kind list-backends numa-node pin share size slots sweep timeout version workers)"
   run driver_options pinned-arena
+  assert_status 0
   assert_output "$(printf '%s\n' compute-us cpu dtype fill force from help inflight items kind out plot repeats size slots staging-threads static-workers timeout trace version workers)"
 }
 
@@ -90,8 +92,10 @@ contrib_tools() {
 
 @test "the command lists are found (bin_PROGRAMS, contrib/)" {
   run c_commands
+  assert_status 0
   assert_output "$(printf '%s\n' arena-produce arena-consume h2d-check d2h-overlap bench-summarize)"
   run contrib_tools
+  assert_status 0
   [ "${#lines[@]}" -ge 10 ] || { echo "only ${#lines[@]} executables in contrib/: $output" >&2; return 1; }
   grep -qx pinned-arena <<< "$output"
 }
@@ -203,7 +207,58 @@ misaligned_options() {
 # configure builds.
 @test "NEWS: one section per version, the first for this version" {
   run bash -c "grep '^\* ' '$top_srcdir/NEWS' | sed 's/.*release \([^ ]*\).*/\1/' | sort | uniq -d"
+  assert_status 0
   assert_output ""
   run bash -c "grep -m 1 '^\* ' '$top_srcdir/NEWS'"
+  assert_status 0
   [[ "$output" == "* Noteworthy changes in release $ARENABENCH_VERSION "* ]]
+}
+
+# man_columns PAGE FIRST: the column list of man page PAGE that begins
+# with column FIRST, from its example blocks (.EX ... .EE), its lines
+# joined (a line ending in a comma goes on).
+man_columns() {
+  awk -v first="$2" '
+    /^\.EX/ { ex = 1; text = ""; next }
+    /^\.EE/ { ex = 0; if (index(text, first ",") == 1) { print text; exit } next }
+    ex { text = text $0 }' "$top_srcdir/man/$1"
+}
+
+@test "each man page's column lists are the headers the commands write (from their column tables)" {
+  arena-produce --size 4K --items 1 | tee "$TMP/rows.csv" | arena-consume > "$TMP/items.csv"
+  [ "$(man_columns arena-produce.1 arena)" = "$(head -n 1 "$TMP/rows.csv")" ]
+  arena-produce --size 4K --items 1 | arena-consume --report run > "$TMP/run.csv"
+  local config
+  config=$(man_columns arena-consume.1 arm)
+  [ "$config,$(man_columns arena-consume.1 sequence)" = "$(head -n 1 "$TMP/items.csv")" ]
+  [ "$config,$(man_columns arena-consume.1 items)" = "$(head -n 1 "$TMP/run.csv")" ]
+  config=$(man_columns arenabench.7 arm)
+  # arenabench(7) gives the rank columns that end every row a list of their own.
+  [ "$config,$(man_columns arenabench.7 sequence),$(man_columns arenabench.7 rank)" = "$(head -n 1 "$TMP/items.csv")" ]
+  # arenabench(7) names the run report's first columns, then points on.
+  [[ "$(head -n 1 "$TMP/run.csv")" == "$config,$(man_columns arenabench.7 items),"* ]]
+}
+
+# help_statuses PROG: the exit statuses PROG --help names, one a line.
+help_statuses() {
+  "$1" --help | sed -n '/^Exit status:/,/^\(See \|$\)/p' | tr '\n' ' ' \
+    | grep -oE '(status:|,) [0-9]+ ' | grep -oE '[0-9]+' | sort -n
+}
+
+# man_statuses PAGE: the exit statuses listed in man page PAGE's EXIT
+# STATUS section (each .TP's tag, "N" or ".B N"; 128+N left out).
+man_statuses() {
+  sed -n '/^\.SH EXIT STATUS/,/^\.SH [^E]/p' "$top_srcdir/man/$1" \
+    | awk 'tp { sub(/^\.B /, ""); if ($0 ~ /^[0-9]+$/) print; tp = 0; next } /^\.TP/ { tp = 1 }' | sort -n
+}
+
+@test "each command's --help, its man page and README name the same exit statuses" {
+  local prog
+  for prog in arena-produce arena-consume h2d-check d2h-overlap bench-summarize; do
+    [ "$(help_statuses "$prog")" = "$(man_statuses "$prog.1")" ] || { echo "$prog: --help and $prog(1) differ" >&2; return 1; }
+  done
+  # README's one sentence names arenabench(7)'s list but 0.
+  run bash -c "sed -n '/Exit statuses follow sysexits/,/^\$/p' '$top_srcdir/README' | grep -oE '(^|[^0-9])[0-9]{1,2} [a-z]' | grep -oE '[0-9]+' | sort -n"
+  assert_status 0
+  assert_output "$(man_statuses arenabench.7 | grep -vx 0)"
 }

@@ -15,9 +15,13 @@
 # split at newlines, `;`, `&`, and the keywords then, do, else.
 # Run: awk -f tests/lint-assertions.awk FILE...  (exit 1 when it found any).
 
-function flush_statement(   s, parts, n, last, words) {
+function flush_statement(   s, r, parts, n, last, words, has_status, raw) {
   s = stmt
   stmt = ""
+  has_status = stmt_status
+  stmt_status = 0
+  raw = stmt_raw
+  stmt_raw = ""
   gsub(/^[ \t]+|[ \t]+$/, "", s)
   if (s == "" || !in_body)
     return
@@ -32,6 +36,24 @@ function flush_statement(   s, parts, n, last, words) {
   }
   if (s == "")
     return
+  # A `run` sets $status; the body must look at it before the next `run`
+  # or its end (bats' `run -N` checks it itself).
+  r = s                         # `VAR=value run ...` is a run too
+  while (match(r, /^[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+/))
+    r = substr(r, RLENGTH + 1)
+  if (r ~ /^run([ \t]|$)/) {
+    if (pending_run)
+      report_run()
+    pending_run = r !~ /^run[ \t]+-[0-9]+[ \t]/
+    run_line = stmt_line
+    run_end = FNR
+    if (piped_away(raw))
+      report(stmt_line, "a command under test piped into a filter: the filter's status hides its own (run it alone and filter $output, or set -o pipefail)")
+    run_followed = 0
+  } else if (has_status || s ~ /(^|[^A-Za-z0-9_])(assert_status|assert_success|assert_failure)([ \t]|$)/)
+    pending_run = 0
+  else
+    run_followed = 1
   if (s ~ /^(if|elif|while|until)[ \t]/) {
     depth++
     return                      # a condition: its status is meant to vary
@@ -65,8 +87,34 @@ function flush_statement(   s, parts, n, last, words) {
   last_top = depth == 0
 }
 
+# piped_away(TEXT): TEXT runs `sh -c`/`bash -c` with one of our commands
+# in a pipeline whose last command is not one of ours, and no pipefail:
+# the status `run` sees is the filter's.
+function piped_away(text,   script, seg, n, k, last) {
+  if (!match(text, /run[ \t]+(-[^ \t]+[ \t]+)*(ba)?sh[ \t]+-c[ \t]/) || text ~ /pipefail|PIPESTATUS/)
+    return 0
+  script = substr(text, RSTART + RLENGTH)
+  gsub(/\|\|/, " or ", script)
+  n = split(script, seg, /\|/)
+  if (n < 2)
+    return 0
+  last = seg[n]
+  gsub(/^[ \t\n'"{(]+/, "", last)
+  if (last ~ ("^" ours "([ \t\n'\"]|$)"))
+    return 0
+  for (k = 1; k < n; k++)
+    if (seg[k] ~ ("(^|[ \t\n;{('\"])" ours "([ \t\n'\"]|$)"))
+      return 1
+  return 0
+}
+
+# awk -v ends=1: FILE:LINE-END: for a `run` unchecked (the lines it spans).
+function report_run() {
+  report(ends ? run_line "-" run_end : run_line, run_why)
+}
+
 function report(line, why) {
-  printf "%s:%d: %s\n", FILENAME, line, why
+  printf "%s:%s: %s\n", FILENAME, line, why
   found++
 }
 
@@ -75,11 +123,20 @@ function end_body() {
   # is the body's, so it can fail.  One that is not the last was reported
   # when the next statement came.
   pending_final = 0
+  # A helper whose last statement is a `run` leaves $status to its caller.
+  if (pending_run && (in_test || run_followed))
+    report_run()
+  pending_run = 0
   in_body = 0
   depth = 0
 }
 
-FNR == 1 { in_body = 0; depth = 0; heredoc = ""; sq = 0; dq = 0; stmt = ""; pending_final = 0 }
+BEGIN {
+  ours = "(arena-produce|arena-consume|bench-summarize|h2d-check|d2h-overlap|pinned-arena|h2d-sweep|" \
+         "multi-gpu-h2d|transfer-overlap|results-tables|arena-speed|h2d-tune|fault-soak|h200-session)"
+  run_why = "a 'run' whose $status is never checked (assert_status, or run -N) before the next 'run' or the end" }
+
+FNR == 1 { in_body = 0; depth = 0; heredoc = ""; sq = 0; dq = 0; stmt = ""; pending_final = 0; pending_run = 0; stmt_status = 0 }
 
 {
   line = $0
@@ -93,12 +150,14 @@ FNR == 1 { in_body = 0; depth = 0; heredoc = ""; sq = 0; dq = 0; stmt = ""; pend
   if (!in_body && !sq && !dq) {
     if (line ~ /^@test .*\{[ \t]*$/ || line ~ /^[A-Za-z_][A-Za-z0-9_]*\(\)[ \t]*\{[ \t]*$/) {
       in_body = 1
+      in_test = line ~ /^@test/
       depth = 0
       stmt = ""
       next
     }
     next
   }
+  stmt_raw = stmt_raw "\n" line
   if (in_body && !sq && !dq && line ~ /^\}[ \t]*$/) {
     flush_statement()
     end_body()
@@ -109,6 +168,8 @@ FNR == 1 { in_body = 0; depth = 0; heredoc = ""; sq = 0; dq = 0; stmt = ""; pend
   for (i = 1; i <= n; i++) {
     c = substr(line, i, 1)
     if (sq) { if (c == "'") sq = 0; continue }
+    if (c == "$" && !sq && substr(line, i + 1) ~ /^(status|\{status)([^A-Za-z0-9_]|$)/)
+      stmt_status = 1
     if (dq) {
       if (c == "\\") { i++; continue }
       if (c == "\"") dq = 0
@@ -134,7 +195,12 @@ FNR == 1 { in_body = 0; depth = 0; heredoc = ""; sq = 0; dq = 0; stmt = ""; pend
       j = index(substr(line, i + 2), "]]")
       if (j) { stmt = stmt "[[ _ ]]"; i = i + 1 + j + 1; continue }
     }
-    if (c == "<" && substr(line, i + 1, 1) == "<" && substr(line, i + 2, 1) != "<") {
+    if (c == "<" && substr(line, i + 1, 1) == "<" && substr(line, i + 2, 1) == "<") {
+      stmt = stmt "<<<"         # a here-string, not a here-document
+      i += 2
+      continue
+    }
+    if (c == "<" && substr(line, i + 1, 1) == "<") {
       rest = substr(line, i + 2)
       sub(/^-/, "", rest)
       gsub(/^[ \t]*/, "", rest)
@@ -152,6 +218,7 @@ FNR == 1 { in_body = 0; depth = 0; heredoc = ""; sq = 0; dq = 0; stmt = ""; pend
                      && substr(line, i - 1, 1) != ">" && substr(line, i + 1, 1) != ">")) {
       if (pending_final) { report(cand_line, cand_why); pending_final = 0 }
       flush_statement()
+      stmt_raw = substr(line, i + 1)
       stmt_line = FNR
       continue
     }

@@ -57,9 +57,11 @@ cells() {
   run_report
   [ ! -s "$TMP/err" ]
   run cells device_pci link link_max device_numa arena_numa producer_numa consumer_numa thp thp_shmem governor
+  assert_status 0
   assert_output "$DEV|32.0 GT/s x16|32.0 GT/s x16|0|0|0|0|madvise|never|performance"
   # The CPUs each side ran on, as the kernel last saw them: a list.
   run cells producer_cpus consumer_cpus
+  assert_status 0
   [[ $output =~ ^[0-9][0-9\;-]*\|[0-9][0-9\;-]*$ ]]
 }
 
@@ -67,11 +69,13 @@ cells() {
   fake_sysfs 16.0 8 1
   run_report
   run cat "$TMP/err"
+  assert_status 0
   [ "${#lines[@]}" -eq 3 ]
   [ "${lines[0]}" = "arena-consume: warning: device $DEV: its PCIe link runs at 16.0 GT/s x8, below its maximum 32.0 GT/s x16 (a link trained at a lower speed or width): every copy is capped by it" ]
   [ "${lines[1]}" = "arena-consume: warning: arena pages on NUMA node 0, device $DEV on node 1: every copy crosses between sockets (arena-produce --numa-node 1 places them)" ]
   [[ ${lines[2]} =~ ^arena-consume:\ warning:\ producers\ ran\ on\ CPUs\ [0-9][0-9\;-]*\ \(NUMA\ node\ 0\),\ device\ $DEV\ on\ node\ 1\ \(arena-produce\ --numa-node\ 1\ runs\ them\ there\)$ ]]
   run cells link link_max device_numa arena_numa producer_numa
+  assert_status 0
   assert_output "16.0 GT/s x8|32.0 GT/s x16|1|0|0"
 }
 
@@ -79,8 +83,10 @@ cells() {
   fake_sysfs 32.0 8 -1
   run_report
   run cat "$TMP/err"
+  assert_status 0
   assert_output "arena-consume: warning: device $DEV: its PCIe link runs at 32.0 GT/s x8, below its maximum 32.0 GT/s x16 (a link trained at a lower speed or width): every copy is capped by it"
   run cells device_numa
+  assert_status 0
   assert_output "-1"
 }
 
@@ -90,12 +96,15 @@ cells() {
   [ ! -s "$TMP/err" ]
   # A node that lists no CPUs (one of memory only): the workers run anywhere.
   run cat "$TMP/perr"
+  assert_status 0
   assert_output "arena-produce: warning: NUMA node 0 lists no CPUs (memory only?): the workers run where the kernel puts them (name CPUs with --cpu-list)"
   run cells device_pci link link_max device_numa producer_numa thp thp_shmem governor
+  assert_status 0
   assert_output "$DEV|unknown|unknown|unknown|unknown|unknown|unknown|unknown"
   run bash -c "arena-produce --size 64K --items 4 --timeout 10 | arena-consume --report run > '$TMP/run.csv'"
   assert_status 0
   run cells device_pci link link_max device_numa
+  assert_status 0
   assert_output "|||"
 }
 
@@ -117,6 +126,7 @@ cells() {
   ARENABENCH_TEST_SYSFS=$TMP/sys run bash -c "arena-produce --numa-node 0 --cpu-list 0 --size 4K --items 2 --timeout 10 2> '$TMP/perr' | arena-consume > /dev/null"
   assert_status 0
   run cat "$TMP/perr"
+  assert_status 0
   assert_output "arena-produce: warning: --cpu-list CPU 0 is on NUMA node 1, not on --numa-node 0: its worker fills the arena across sockets"
 }
 
@@ -124,8 +134,11 @@ cells() {
   run bash -c "arena-produce --pin --size 64K --items 8 --timeout 10 | arena-consume --report run > '$TMP/run.csv'"
   assert_status 0
   run cells pinned mlock_ms unpin_ms pin_s_per_gib unpin_s_per_gib
+  assert_status 0
   [[ $output =~ ^1\|[0-9]+\.[0-9]{3}\|[0-9]+\.[0-9]{3}\|[0-9]+\.[0-9]{6}\|[0-9]+\.[0-9]{6}$ ]]
   run bash -c "arena-produce --size 64K --items 8 --timeout 10 | arena-consume --report run > '$TMP/run.csv'"
+  assert_status 0
   run cells pinned mlock_ms unpin_ms pin_s_per_gib unpin_s_per_gib
+  assert_status 0
   assert_output "0||||"
 }

@@ -60,6 +60,7 @@ PY
   command -v python3 > /dev/null || skip "python3 is needed to make a non-blocking pipe"
   # Receipts through stdio, and handle rows through write(2).
   run run_nonblocking "arena-produce --size 4K --items 3000 --slots 4 2> /dev/null | arena-consume"
+  assert_status 0
   assert_output "status 0, 3001 lines"
   # The producer's stdout, the pipe to a consumer that starts reading late.
   run bash -c "set -o pipefail; python3 -c 'import os, sys; os.set_blocking(1, False); os.execvp(sys.argv[1], sys.argv[1:])' arena-produce --size 4K --items 3000 --slots 3000 | (wait_until 30 stdin_writer_waits || exit 9; arena-consume --report run) | columns items mismatches"
@@ -70,7 +71,7 @@ PY
 
 @test "a consumer with stderr closed still writes its receipts, and exits 0" {
   ! valgrind_build || skip "valgrind takes the closed descriptor 2 for its own"
-  run bash -c 'arena-produce --size 4K --items 20 | arena-consume --report run 2>&- | columns arm items'
+  run bash -c 'set -o pipefail; arena-produce --size 4K --items 20 | arena-consume --report run 2>&- | columns arm items'
   assert_status 0
   assert_output "arm,items
 pool-pageable,20"
@@ -95,6 +96,7 @@ pool-pageable,20"
   [ -L "$TMP/npy/seq1_leaf0.npy" ]
   # The first leaf was written whole; no temporary file is left.
   run ls -A "$TMP/npy"
+  assert_status 0
   assert_output "seq0_leaf0.npy
 seq1_leaf0.npy"
 }
@@ -107,6 +109,7 @@ seq1_leaf0.npy"
   assert_output "arena-consume: '$TMP/npy/seq0_leaf0.npy': File exists"
   [ "$(cat "$TMP/npy/seq0_leaf0.npy")" = precious ]
   run ls -A "$TMP/npy"
+  assert_status 0
   assert_output "seq0_leaf0.npy"
 }
 
@@ -114,7 +117,7 @@ seq1_leaf0.npy"
   mkdir "$TMP/npy"
   echo precious > "$TMP/target"
   # The consumer is this shell's pid after exec: plant its first temporary name.
-  run bash -c "arena-produce --size 400 --items 1 2> /dev/null \
+  run bash -c "set -o pipefail; arena-produce --size 400 --items 1 2> /dev/null \
                | bash -c 'ln -s \"\$1\" \"\$2/.seq0_leaf0.npy.\$\$.0\"; exec arena-consume --save-dir \"\$2\"' \
                  sh '$TMP/target' '$TMP/npy' > /dev/null"
   assert_status 0
@@ -230,7 +233,7 @@ bench-summarize: no interval: fewer than 2 values, in 1 row (first: column 'v'\$
   # and valgrind cannot start under.
   ! valgrind_build || skip "valgrind needs more address space"
   ! asan_build || skip "AddressSanitizer needs more address space"
-  run bash -c 'arena-produce --size 8MiB --items 4 --timeout 5 2> /dev/null \
+  run bash -c 'set -o pipefail; arena-produce --size 8MiB --items 4 --timeout 5 2> /dev/null \
                | (ulimit -v 16384; exec arena-consume > /dev/null)'
   assert_status 71
   [[ "$output" =~ ^arena-consume:\ line\ 2:\ arena\ \'/arenabench\.[0-9]+\.[0-9a-f]+\':\ cannot\ map\ arena:\ Cannot\ allocate\ memory$ ]]
@@ -238,7 +241,7 @@ bench-summarize: no interval: fewer than 2 values, in 1 row (first: column 'v'\$
 
 @test "--workers beyond RLIMIT_NOFILE: the producer holds one arena at a time, the run completes" {
   ! valgrind_build || skip "valgrind keeps descriptors below RLIMIT_NOFILE for itself and shows the program a lower limit"
-  run bash -c "(ulimit -n 64; exec arena-produce --workers 100 --size 4K --items 1) | arena-consume --report run | column items"
+  run bash -c "set -o pipefail; (ulimit -n 64; exec arena-produce --workers 100 --size 4K --items 1) | arena-consume --report run | column items"
   assert_status 0
   assert_output 100
 }

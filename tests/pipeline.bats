@@ -107,6 +107,7 @@ pipeline() {
   CONSUME_ARGS='--warmup-epochs 1' run pipeline --size 4096 --items 2 --epochs 3
   assert_status 0
   run bash -c "printf '%s\n' \"\$0\" | columns sequence epoch" "$output"
+  assert_status 0
   assert_output "sequence,epoch
 2,1
 3,1
@@ -119,7 +120,10 @@ pipeline() {
 }
 
 @test "--report run: one row with the run's numbers" {
+  local start end
+  start=$(date +%s%N)
   CONSUME_ARGS='--report run' run pipeline --size 4096 --items 10
+  end=$(date +%s%N)
   assert_status 0
   [ "${#lines[@]}" -eq 2 ]
   [ "${lines[0]}" = "$RUN_HEADER" ]
@@ -127,7 +131,13 @@ pipeline() {
   # items_per_s is items / seconds.
   local seconds=${BASH_REMATCH[1]} rate=${BASH_REMATCH[2]}
   run awk -v s="$seconds" -v r="$rate" 'BEGIN { d = 10 / s - r; if (d < 0) d = -d; print (s > 0 && d <= 0.01 * r + 0.01) ? "consistent" : "off" }'
+  assert_status 0
   assert_output consistent
+  # The measured window lies inside the pipeline's run (a lost window end
+  # once printed 1.8e10 s, consistently).
+  run awk -v s="$seconds" -v wall="$((end - start))" 'BEGIN { print (s * 1e9 <= wall ? "within" : s " s, the run took " wall / 1e9 " s") }'
+  assert_status 0
+  assert_output within
   CONSUME_ARGS='--report run --no-verify' run pipeline --backend ring --size 1000 --items 3 --dtype uint8 --kind nested --slots 8
   assert_status 0
   [[ "${lines[1]}" =~ ^ring-pageable,ring,0,1000,uint8,nested,1,8,3,3081,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,,,0,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$MACHINE_UNPINNED_RE$ ]]
@@ -175,6 +185,7 @@ half_bits() {
   CONSUME_ARGS="--save-dir $TMP/npy" run pipeline --size 1200 --items 2
   assert_status 0
   run ls "$TMP/npy"
+  assert_status 0
   assert_output "seq0_leaf0.npy
 seq1_leaf0.npy"
   local seq
@@ -185,6 +196,7 @@ seq1_leaf0.npy"
     assert_status 0
     [ "$(stat -c %s "$f")" -eq $((128 + 300 * 4)) ]
     run bash -c "tail -c +129 '$f' | od -An -v -tf4 -w4 | awk '{ print \$1 + 0 }'"
+    assert_status 0
     assert_output "$(pattern $seq 0 300)"
   done
 }
@@ -194,6 +206,7 @@ seq1_leaf0.npy"
   CONSUME_ARGS="--save-dir $TMP/h" run pipeline --size 600 --items 1 --dtype fp16 --kind nested
   assert_status 0
   run ls "$TMP/h"
+  assert_status 0
   assert_output "seq0_leaf0.npy
 seq0_leaf1.npy
 seq0_leaf2.npy"
@@ -206,6 +219,7 @@ seq0_leaf2.npy"
     assert_status 0
     [ "$(stat -c %s "$TMP/h/seq0_leaf$leaf.npy")" -eq $((128 + count * 2)) ]
     run bash -c "tail -c +129 '$TMP/h/seq0_leaf$leaf.npy' | od -An -v -tx2 -w2 | tr -d ' '"
+    assert_status 0
     assert_output "$(pattern 0 $leaf $count | half_bits)"
   done
 
@@ -219,6 +233,7 @@ seq0_leaf2.npy"
     run cmp <(head -c 128 "$TMP/u/seq2_leaf$leaf.npy") "$TMP/want"
     assert_status 0
     run bash -c "tail -c +129 '$TMP/u/seq2_leaf$leaf.npy' | od -An -v -tu1 -w1 | tr -d ' '"
+    assert_status 0
     assert_output "$(pattern 2 $leaf $count)"
   done
 }
@@ -256,6 +271,7 @@ for s in (0, 1):
         want = (np.arange(n) + (s * 17 + l * 29) % 251) % 251
         assert a.dtype == np.float16 and a.shape == (n,) and (a == want).all()
 print('ok')" "$TMP/npy"
+  assert_status 0
   assert_output ok
 }
 
@@ -347,6 +363,7 @@ kill_consumer() {
   # notice while writing its next row instead of while waiting for space
   # (seen on the H200 host): either names the consumer gone.
   run cat "$TMP/producer.err"
+  assert_status 0
   [[ "$output" =~ ^arena-produce:\ worker\ 0:\ (waiting\ for\ space|writing\ a\ handle\ row):\ the\ consumer\ went\ away\ \(arena\ \'$NAME_RE\'\)$ ]] ||
     { echo "producer said: $output" >&2; false; }
   assert_no_arena_left
@@ -371,6 +388,7 @@ kill_consumer() {
   ended "$PRODUCER" 5
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/producer.err"
+  assert_status 0
   [[ "$output" =~ ^arena-produce:\ worker\ 0:\ waiting\ for\ space:\ no\ space\ freed\ in\ arena\ \'$NAME_RE\'\ for\ 1\ s:\ the\ consumer\ stalled\ \(it\ released\ ([0-9]+)\ of\ ([0-9]+)\ items\)$ ]]
   # Rows written against items released: two slots were still full.
   [ $((BASH_REMATCH[2] - BASH_REMATCH[1])) -eq 2 ]
@@ -379,6 +397,7 @@ kill_consumer() {
   ended "$CONSUMER" 5
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/consumer.err"
+  assert_status 0
   [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ [0-9]+\ items,\ [0-9]+\ rows\ received$ ]]
   assert_missing_lines
 }
@@ -406,6 +425,7 @@ kill_producer() {
   [ $((SECONDS - t0)) -le 10 ]
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/consumer.err"
+  assert_status 0
   [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ ([0-9]+)\ items,\ ([0-9]+)\ rows\ received$ ]]
   # Every row published was delivered before the producer died.
   [ "${BASH_REMATCH[1]}" -eq "${BASH_REMATCH[2]}" ]
@@ -438,6 +458,7 @@ kill_producer() {
   ended "$CONSUMER" 5
   [ "$ENDED" -eq 75 ]
   run cat "$TMP/consumer.err"
+  assert_status 0
   [[ "${lines[0]}" =~ ^arena-consume:\ arena\ \'$NAME_RE\':\ truncated\ stream:\ producer\ \(pid\ $PRODUCER\)\ stopped\ after\ ([0-9]+)\ items,\ ([0-9]+)\ rows\ received$ ]]
   [ "${BASH_REMATCH[1]}" -eq "${BASH_REMATCH[2]}" ]
   assert_missing_lines
@@ -474,6 +495,7 @@ start_workers() {
   ended "$PRODUCER" 5
   [ "$ENDED" -eq 130 ]
   run cat "$TMP/producer.err"
+  assert_status 0
   assert_output ""
 }
 
@@ -486,6 +508,7 @@ start_workers() {
   # waiting for space or on its next write, and says so.
   [ "${lines[3]}" = "75 141 0" ]
   run cat "$TMP/producer.err"
+  assert_status 0
   [[ "$output" =~ ^arena-produce:\ worker\ 0:\ (waiting\ for\ space|writing\ a\ handle\ row):\ the\ consumer\ went\ away\ \(arena\ \'$NAME_RE\'\)$ ]]
 }
 

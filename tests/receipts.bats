@@ -64,7 +64,7 @@ load checks
   [ "$(printf '%s\n' "$output" | column pinned_bytes)" -eq "$MAPPING" ]
   [ "$(printf '%s\n' "$output" | column arm)" = pool-pinned ]
   [ "$(printf '%s\n' "$output" | column pinned)" = 1 ]
-  run bash -c 'arena-produce --pin --size 8MiB --items 4 | arena-consume | columns arm backend pinned | sort -u'
+  run bash -c 'set -o pipefail; arena-produce --pin --size 8MiB --items 4 | arena-consume | columns arm backend pinned | sort -u'
   assert_status 0
   assert_output "arm,backend,pinned
 pool-pinned,pool,1"
@@ -112,7 +112,7 @@ pool-pinned,pool,1"
 
 @test "pinning refused: per-item receipts say pinned=0 and the pageable arm" {
   ! asan_build || skip "AddressSanitizer's mlock locks nothing and always succeeds"
-  unprivileged 'arena-produce --pin --size 8MiB --items 3 | arena-consume 2> /dev/null | columns arm backend pinned | sort -u'
+  unprivileged 'set -o pipefail; arena-produce --pin --size 8MiB --items 3 | arena-consume 2> /dev/null | columns arm backend pinned | sort -u'
   assert_status 0
   assert_output "arm,backend,pinned
 pool-pageable,pool,0"

@@ -16,7 +16,7 @@ CSV
 
 @test "--reduce: each rule's aggregate and the rank that set it, after every rank's row" {
   while IFS='|' read -r rule rate rate_by time time_by; do
-    run bash -c "bench-summarize --reduce $rule --value items_per_s,seconds --format csv '$TMP/ranks.csv' | columns rank column value reduce set_by ranks"
+    run bash -c "set -o pipefail; bench-summarize --reduce $rule --value items_per_s,seconds --format csv '$TMP/ranks.csv' | columns rank column value reduce set_by ranks"
     assert_status 0
     assert_output "rank,column,value,reduce,set_by,ranks
 0,items_per_s,1000,,,
@@ -50,7 +50,7 @@ slowest of 3                2701.5 (rank 2)  2.5 (rank 2)"
 
 @test "--reduce per group of --by, files concatenated, a tie goes to the lower rank" {
   printf 'rank,repeat,items_per_s,host\n0,2,5,a\n1,2,5,a\n' > "$TMP/more.csv"
-  run bash -c "bench-summarize --reduce min --by repeat --value items_per_s --format csv '$TMP/ranks.csv' '$TMP/more.csv' | columns repeat rank value reduce set_by"
+  run bash -c "set -o pipefail; bench-summarize --reduce min --by repeat --value items_per_s --format csv '$TMP/ranks.csv' '$TMP/more.csv' | columns repeat rank value reduce set_by"
   assert_status 0
   assert_output "repeat,rank,value,reduce,set_by
 1,0,1000,,
@@ -91,10 +91,10 @@ TABLE
 
 @test "--reduce slowest takes the way a column named by neither unit is better from the options" {
   printf 'rank,score\n0,3\n1,2\n' > "$TMP/score.csv"
-  run bash -c "bench-summarize --reduce slowest --higher-is-better score --value score --format csv '$TMP/score.csv' | columns value set_by | tail -n 1"
+  run bash -c "set -o pipefail; bench-summarize --reduce slowest --higher-is-better score --value score --format csv '$TMP/score.csv' | columns value set_by | tail -n 1"
   assert_status 0
   assert_output "4,1"
-  run bash -c "bench-summarize --reduce slowest --lower-is-better score --value score --format csv '$TMP/score.csv' | columns value set_by | tail -n 1"
+  run bash -c "set -o pipefail; bench-summarize --reduce slowest --lower-is-better score --value score --format csv '$TMP/score.csv' | columns value set_by | tail -n 1"
   assert_status 0
   assert_output "3,0"
 }

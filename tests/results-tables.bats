@@ -55,6 +55,7 @@ _arena-speed/summary.csv: not in this folder, section skipped._" ]
   cp "$top_srcdir/tests/data/results-session/pinned-arena/raw.csv" "$TMP/s/pinned-arena/"
   echo 'command: h2d-sweep --out x' > "$TMP/s/pinned-arena/receipt.txt"
   run sh -c '"$0" "$1" 2>/dev/null | sed -n "/^## pinned-arena/,/^## h2d-sweep/p"' "$top_srcdir/contrib/results-tables" "$TMP/s"
+  assert_status 0
   assert_output "## pinned-arena
 
 _pinned-arena: pinned-arena: --from: '$TMP/s/pinned-arena' was not made by pinned-arena (its receipt.txt names h2d-sweep)_
@@ -68,8 +69,10 @@ _pinned-arena: pinned-arena: --from: '$TMP/s/pinned-arena' was not made by pinne
   printf 'typed 34-36%%\n\n# History\n\nold sessions\n' > "$TMP/top/doc/results/README.md"
   run sh -c '"$0" --update "$1" "$2" 2>&1 >/dev/null | grep -v "^bench-summarize"' "$top_srcdir/contrib/results-tables" \
     "$TMP/top" "$top_srcdir/tests/data/results-session"
+  assert_status 0
   assert_output "results-tables: rewrote '$TMP/top/README' (Results) and '$TMP/top/doc/results/README.md'"
   run cat "$TMP/top/README"
+  assert_status 0
   assert_output "arenabench
 ==========
 
@@ -103,6 +106,7 @@ h2d-sweep:
 
 _h2d-sweep/raw.csv: not in this folder, section skipped._"
   run cat "$TMP/top/doc/results/README.md"
+  assert_status 0
   [ "${lines[0]}" = "# arenabench results" ]
   [ "${lines[1]}" = 'Generated, not typed: `contrib/results-tables --update . doc/results/results-session`' ]
   [ "$(sed -n '/^Results of/,/^# History/p' "$TMP/top/doc/results/README.md" | sed '$d')" = \
@@ -111,6 +115,7 @@ _h2d-sweep/raw.csv: not in this folder, section skipped._"
 
 old sessions" ]
   run grep -c 'typed 34-36' "$TMP/top/doc/results/README.md"
+  assert_status 1
   assert_output 0
   # Without the pages under TOP: 66.
   run "$top_srcdir/contrib/results-tables" --update "$TMP/none" "$top_srcdir/tests/data/results-session"

@@ -263,6 +263,52 @@ assert_output() {
   fi
 }
 
+# assert_csv EXPECTED: $output is EXPECTED, the CSV in it read by column
+# name.  Lines "COMMAND: ..." (messages) are compared as they are; the
+# first other line of EXPECTED is its header, and $output's CSV (from its
+# first line that is not a message) is compared on those columns only, in
+# that order: a column a command gains later moves no assertion.  Fields
+# may be quoted (without a newline in them).
+assert_csv() {
+  local got
+  got=$(printf '%s\n' "$output" | awk -v expected="$1" '
+    function split_csv(line, f,   n, i, c, q, cur) {
+      n = 0; cur = ""; q = 0
+      for (i = 1; i <= length(line); i++) {
+        c = substr(line, i, 1)
+        if (c == "\"") q = !q
+        if (c == "," && !q) { f[++n] = cur; cur = "" } else cur = cur c
+      }
+      f[++n] = cur
+      return n
+    }
+    function message(line) { return line ~ /^[a-z][a-z0-9-]*: / }
+    BEGIN {
+      m = split(expected, e, "\n")
+      for (i = 1; i <= m; i++) if (!message(e[i])) { header = e[i]; break }
+      nw = split_csv(header, want)
+    }
+    message($0) { print; next }
+    !seen++ {
+      nf = split_csv($0, name)
+      for (i = 1; i <= nf; i++) at[name[i]] = i
+      for (k = 1; k <= nw; k++)
+        if (!(want[k] in at)) { print "assert_csv: no column " want[k] > "/dev/stderr"; exit 2 }
+      print header
+      next
+    }
+    {
+      split_csv($0, field)
+      line = field[at[want[1]]]
+      for (k = 2; k <= nw; k++) line = line "," field[at[want[k]]]
+      print line
+    }') || return 1
+  if [ "$got" != "$1" ]; then
+    printf 'expected (by column name):\n%s\nactual, those columns:\n%s\nactual output:\n%s\n' "$1" "$got" "$output" >&2
+    return 1
+  fi
+}
+
 assert_status() {
   if [ "$status" -ne "$1" ]; then
     printf 'expected exit status %s, got %s; output:\n%s\n' "$1" "$status" "$output" >&2

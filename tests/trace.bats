@@ -143,16 +143,21 @@ PY
   run bash -c "printf 'not,a,handle,header\n' | arena-consume --trace '$TMP/d/t.json'"
   assert_status 65
   run cat "$TMP/d/t.json"
+  assert_status 0
   assert_output "earlier trace"
   run ls -A "$TMP/d"
+  assert_status 0
   assert_output "t.json"
   # A run that succeeds replaces it, keeping its mode.
   arena-produce --size 4K --items 2 | arena-consume --trace "$TMP/d/t.json" > /dev/null
   run python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["traceEvents"]) > 0)' "$TMP/d/t.json"
+  assert_status 0
   assert_output True
   run stat -c %a "$TMP/d/t.json"
+  assert_status 0
   assert_output 640
   run ls -A "$TMP/d"
+  assert_status 0
   assert_output "t.json"
 }
 
@@ -187,6 +192,7 @@ PY
     { sum = $c["idle_no_row_s"] + $c["idle_no_slot_s"] + $c["idle_check_s"] + $c["idle_release_s"] + $c["idle_other_s"]
       d = sum - $c["idle_s"]; if (d < 0) d = -d
       print (d <= 6e-6 ? "adds up" : "differs by " d), ($c["idle_s"] >= 0 && $c["idle_s"] <= $c["seconds"] ? "within" : "outside") }' <<<"$output"
+  assert_status 0
   assert_output "adds up within"
 }
 
@@ -197,6 +203,7 @@ PY
   assert_status 0
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     { print $c["arm"], $c["backend"], $c["pinned"], $c["workers"], $c["slots"], ($c["items"] > 0 && $c["items_per_s"] > 0 ? "measured" : "empty"), ($c["idle_s"] == "" ? "no idle" : "idle") }' <<<"$output"
+  assert_status 0
   assert_output "pool-pinned pool 1 2 3 measured idle
 raw-pinned  1   measured no idle
 raw-pageable  0   measured no idle
@@ -219,11 +226,13 @@ ceiling-registered-shm  1 2 3 measured no idle"
   run bash -c "printf 'not,a,handle,header\n' | ${nobody[*]} arena-consume --trace '$TMP/ro/t.json'"
   assert_status 65
   run cat "$TMP/ro/t.json"
+  assert_status 0
   assert_output "earlier trace, longer than nothing"
-  run bash -c "${nobody[*]} arena-produce --size 4K --items 2 | ${nobody[*]} arena-consume --trace '$TMP/ro/t.json' > /dev/null"
+  run bash -c "set -o pipefail; ${nobody[*]} arena-produce --size 4K --items 2 | ${nobody[*]} arena-consume --trace '$TMP/ro/t.json' > /dev/null"
   assert_status 0
   # The whole file is the new trace: no bytes of the old one after it.
   run python3 -c 'import json, sys; print(len([e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] != "M"]))' "$TMP/ro/t.json"
+  assert_status 0
   assert_output 12
   chmod 755 "$TMP/ro"
 }
