@@ -314,13 +314,17 @@ drv_log_scale() {
 
 # drv_write_summary: DIR/summary.txt from the driver's summary_body (its
 # headline first), shown on stdout; an interrupted run says so on top.
-# bench-summarize's warnings go to stderr and DIR/warnings.txt only.
+# bench-summarize's warnings go to stderr and DIR/warnings.txt; those that
+# say an interval printed above tells nothing (too few runs for their
+# spread) go into the summary too, beside the numbers they are about.
 drv_write_summary() {
   : > "$drv_tmp/warnings"
   {
     [ "$drv_interrupted" = no ] ||
       printf 'INTERRUPTED after %s of %s runs: this summary covers those runs only.\n\n' "$drv_done" "$drv_total"
     summary_body
+    grep -h 'too few values for their spread to say anything' "$drv_tmp/warnings" | sort -u \
+      | sed 's/^bench-summarize: /# warning: /' | awk '{ print } END { if (NR) print "" }'
     drv_receipt_warnings
     drv_provenance
   } > "$out/summary.txt"

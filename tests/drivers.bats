@@ -1403,3 +1403,24 @@ EOF_SH
   assert_status 0
   assert_output "arms: pool-pageable pool-fill"
 }
+
+@test "pinned-arena: intervals that two runs cannot fill say so in summary.txt, not only on stderr" {
+  # Two runs an arm, one ten times the other: the mean's interval reaches 0.
+  mkdir -p "$TMP/two"
+  cp "$top_srcdir/tests/data/drivers-pinned-arena/receipt.txt" "$TMP/two/"
+  awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    $c["repeat"] == 3 { next }
+    $c["repeat"] == 2 && $c["arm"] == "pool-pinned" { $c["items_per_s"] *= 10; $c["gb_per_s"] *= 10 }
+    { print }' "$top_srcdir/tests/data/drivers-pinned-arena/raw.csv" > "$TMP/two/raw.csv"
+  run pinned-arena --from "$TMP/two" --out "$TMP/tw"
+  assert_status 0
+  run grep -c "^# warning: column 'items_per_s': the mean's 95% intervals reach 0 or below though every value is positive (.*n=2): too few values for their spread to say anything; more runs, or --log-scale$" "$TMP/tw/summary.txt"
+  assert_status 0
+  assert_output 1
+  # Three runs of the fixture: no such line.
+  run pinned-arena --from "$top_srcdir/tests/data/drivers-pinned-arena" --out "$TMP/t3"
+  assert_status 0
+  run grep -c "too few values for their spread" "$TMP/t3/summary.txt"
+  assert_status 1
+  assert_output 0
+}
