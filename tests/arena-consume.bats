@@ -483,8 +483,9 @@ NR > 1 { $17 = 8 } { print }|line 2: arena '@NAME@': backend, pinned or slots di
 NR > 1 { $16 = 1 } { print }|line 2: arena '@NAME@': backend, pinned or slots differ from its header
 NR > 1 { $2 = "ring"; $3 = "" } { print }|line 2: arena '@NAME@': backend, pinned or slots differ from its header
 NR == 3 { $11 = 3 } { print }|line 3: configuration differs from earlier rows of arena '@NAME@'
-NR > 1 { $19 = 2 } { print }|line 2: arena '@NAME@': worker, workers, items or epochs differ from its header (worker 0 of 1, 2 items, 1 epochs)
-NR > 1 { $10 = 2 } { print }|line 2: arena '@NAME@': worker, workers, items or epochs differ from its header (worker 0 of 1, 2 items, 1 epochs)
+NR > 1 { $19 = 2 } { print }|line 2: arena '@NAME@': worker, workers, items, epochs or share differ from its header (worker 0 of 1, 2 items, 1 epochs, share pull)
+NR > 1 { $10 = 2 } { print }|line 2: arena '@NAME@': worker, workers, items, epochs or share differ from its header (worker 0 of 1, 2 items, 1 epochs, share pull)
+NR > 1 { $22 = "static" } { print }|line 2: arena '@NAME@': worker, workers, items, epochs or share differ from its header (worker 0 of 1, 2 items, 1 epochs, share pull)
 EOF
 }
 
