@@ -645,5 +645,7 @@ main (int argc, char **argv)
   open_gate ();
   int result = wait_workers ();
   unlink_all ();
+  free (cfg.fill_rates);
+  free (cfg.cpus);
   return result > 125 ? EXIT_TEMPFAIL : result;
 }

@@ -13,6 +13,16 @@
 /* A write error already reported: close_stdout must not say it twice.  */
 static bool write_error_reported;
 
+/* clang says "address_sanitizer" where gcc defines __SANITIZE_ADDRESS__.  */
+#if defined __has_feature
+# if __has_feature (address_sanitizer)
+#  define ARENABENCH_HAS_ASAN 1
+# endif
+#endif
+#ifndef ARENABENCH_HAS_ASAN
+# define ARENABENCH_HAS_ASAN 0
+#endif
+
 /* write_fully_limit's settings: 0, NULL: wait for room as long as it
    takes.  */
 static uint64_t room_timeout_ns;
@@ -187,6 +197,13 @@ close_stdout (void)
       warn (saved, "write error");
       _exit (EXIT_IOERR);
     }
+#if defined __SANITIZE_ADDRESS__ || ARENABENCH_HAS_ASAN
+  /* The leak checker reports after the exit handlers: left open, its
+     report reaches stderr instead of vanishing behind a bare exit 1.  */
+  if (fflush (stderr) != 0)
+    _exit (EXIT_IOERR);
+#else
   if (fclose (stderr) != 0)
     _exit (EXIT_IOERR);
+#endif
 }

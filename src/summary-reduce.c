@@ -153,9 +153,12 @@ on_record (const struct csv_record *record, void *context)
       /* A missing rank's value would drop that rank from the aggregate
          unseen.  */
       if (cell_parse (text, record->lengths[r->value[i]], &e.values[i]) != CELL_NUMBER)
-        die (EXIT_DATAERR, 0, "%s: line %zu, column %s: %s is not a number: every rank's "
-             "value is needed", record->source, record->line, quote (r->o->value[i]),
-             quote (text));
+        {
+          free (e.values);
+          die (EXIT_DATAERR, 0, "%s: line %zu, column %s: %s is not a number: every rank's "
+               "value is needed", record->source, record->line, quote (r->o->value[i]),
+               quote (text));
+        }
     }
   e.host = r->host < record->nfields ? xstrdup (record->fields[r->host]) : NULL;
   e.device = r->device < record->nfields ? xstrdup (record->fields[r->device]) : NULL;

@@ -482,7 +482,7 @@ TABLE
   assert_status 64
   arena=$(column arena < "$TMP/rows.csv" | head -n 1)
   assert_output "h2d-check: --copy-path sm: line 2: arena '$arena' is not page-locked (produce it with --pin, or use --copy-path auto)"
-  kill "$PRODUCER" 2> /dev/null; wait "$PRODUCER" || :
+  kill "$PRODUCER" 2> /dev/null || :; wait "$PRODUCER" || :
   run bash -c "set -o pipefail; arena-produce --size 64KiB --items 6 | h2d-check --copy-path auto --report run"
   assert_status 0
   [ "$(printf '%s\n' "$output" | columns arm copy_path copy_path_auto mismatches | tail -n 1)" = 'pool-pageable,engine,yes,0' ]

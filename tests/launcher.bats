@@ -50,7 +50,7 @@ TABLE
 }
 
 @test "every receipt names its rank, host and device; no launcher: rank 0 of 1, no identity line" {
-  run bash -c 'set -o pipefail; arena-produce --size 4K --items 3 | arena-consume 2> "$TMP/err" | columns rank local_rank world_size host device'
+  run bash -c "set -o pipefail; arena-produce --size 4K --items 3 | arena-consume 2> '$TMP/err' | columns rank local_rank world_size host device"
   assert_status 0
   h=$(hostname)
   assert_output "rank,local_rank,world_size,host,device
