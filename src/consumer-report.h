@@ -1,0 +1,72 @@
+/* consumer-report.h -- a consumer's run report (--report run): the
+   measured window, and what the arenas seen cost in memory and
+   page-locking, summed as the run goes so that nothing depends on an
+   arena still being held at the end; one row when the input ends.  */
+#ifndef ARENABENCH_CONSUMER_REPORT_H
+#define ARENABENCH_CONSUMER_REPORT_H
+
+#include "consumer-object.h"
+#include "producer-tally.h"
+
+struct consumer_machine;
+struct source;
+
+struct consumer_report
+{
+  /* The measured window: warm-up epochs stay outside it.  */
+  uint64_t measured_items, measured_bytes, mismatches;
+  uint64_t window_start_ns, window_end_ns, cpu_start_ns, cpu_end_ns;
+  struct run_config first_config;
+  bool have_first;
+  uint64_t pss_before, shm_avail_before;
+  /* "After": sampled while arenas are still mapped, just before each
+     finished run is let go and at the end; the highest PSS and the least
+     available space of those samples.  */
+  uint64_t pss_after, shm_avail_after;
+  bool after_taken;
+  uint64_t pin_ns, pinned_bytes, shm_bytes;
+  bool all_pinned;
+  uint64_t unpin_ns, unpinned_bytes;  /* runs let go before the report */
+  struct producer_tally producers;    /* measured items by worker */
+};
+
+/* Start R: the memory figures before the first arena is mapped.  */
+void consumer_report_init (struct consumer_report *r);
+
+/* An arena seen for the first time, S: its configuration (the first
+   one's is the run's), page-lock and /dev/shm.  */
+void consumer_report_source (struct consumer_report *r, const struct source *s);
+
+/* ROW's configuration must be the run's: dies (65) at input line LINE.  */
+void consumer_report_check_config (const struct consumer_report *r,
+                                   const struct handle_row *row, size_t line);
+
+/* Sample the "after" memory figures while the arenas are still mapped.  */
+void consumer_report_memory_after (struct consumer_report *r);
+
+/* An arena of BYTES page-locked bytes was unlocked in NS.  */
+void consumer_report_unpinned (struct consumer_report *r, uint64_t ns, uint64_t bytes);
+
+/* A measured item is in view (the window opens when the wait for it
+   began, at SINCE_NS), and done, at DONE_NS.  */
+void consumer_report_window_open (struct consumer_report *r, uint64_t since_ns);
+void consumer_report_item (struct consumer_report *r, const struct consumer_item *item,
+                           uint64_t done_ns);
+
+/* The input ended: the window's CPU time stops.  */
+void consumer_report_window_close (struct consumer_report *r);
+
+/* R's row, in SINK's columns, through LINE; the header is written.  */
+void consumer_report_write (const struct consumer_report *r,
+                            const struct consumer_options *options,
+                            const struct consumer_sink *sink,
+                            const struct consumer_machine *machine, struct csv_line *line);
+
+/* Write RECEIPT as a run report row of SINK's columns to stdout, after
+   the run report (h2d-check's --calibrate rows).  */
+void consumer_report_put (const struct consumer_sink *sink,
+                          const struct consumer_run_receipt *receipt);
+
+void consumer_report_free (struct consumer_report *r);
+
+#endif
