@@ -8,15 +8,39 @@
 #include "consumer-sources.h"
 #include "die.h"
 #include "machine.h"
+#include "producer-tally.h"
 #include "work-share.h"
 
 #include <math.h>
 
-void
-consumer_report_init (struct consumer_report *r)
+struct consumer_report
 {
+  bool run;                     /* --report run */
+  /* The measured window: warm-up epochs stay outside it.  */
+  uint64_t measured_items, measured_bytes, mismatches;
+  uint64_t window_start_ns, window_end_ns, cpu_start_ns, cpu_end_ns;
+  struct run_config first_config;
+  bool have_first;
+  uint64_t pss_before, shm_avail_before;
+  /* "After": sampled while arenas are still mapped, just before each
+     finished run is let go and at the end; the highest PSS and the least
+     available space of those samples.  */
+  uint64_t pss_after, shm_avail_after;
+  bool after_taken;
+  uint64_t pin_ns, pinned_bytes, shm_bytes;
+  bool all_pinned;
+  uint64_t unpin_ns, unpinned_bytes;  /* runs let go before the report */
+  struct producer_tally producers;    /* measured items by worker */
+};
+
+struct consumer_report *
+consumer_report_new (bool run)
+{
+  struct consumer_report *r = xcalloc (1, sizeof *r);
+  r->run = run;
   r->pss_before = machine_pss_bytes ();
   r->shm_avail_before = machine_fs_avail_bytes ("/dev/shm");
+  return r;
 }
 
 /* What a run report says of the memory of the arenas seen: page-locked as
@@ -75,14 +99,28 @@ consumer_report_window_open (struct consumer_report *r, uint64_t since_ns)
     }
 }
 
+/* Mismatches count in every item, the rest in measured ones only.  */
 void
 consumer_report_item (struct consumer_report *r, const struct consumer_item *item,
-                      uint64_t done_ns)
+                      const struct consumer_result *result)
 {
+  r->mismatches += result->check.mismatches;
+  if (!item->measured)
+    return;
   r->measured_items++;
   r->measured_bytes += item->row.handle.bytes;
-  if (done_ns > r->window_end_ns)
-    r->window_end_ns = done_ns;
+  uint64_t done = result->done_ns ? result->done_ns : clock_now_ns ();
+  if (done > r->window_end_ns)
+    r->window_end_ns = done;
+  if (r->run)
+    producer_tally_add (&r->producers, item->row.config.workers, item->row.worker,
+                        item->row.gen_ns);
+}
+
+uint64_t
+consumer_report_measured_items (const struct consumer_report *r)
+{
+  return r->measured_items;
 }
 
 /* Sampled once here rather than after every item (a system call each).  */
@@ -155,4 +193,5 @@ void
 consumer_report_free (struct consumer_report *r)
 {
   producer_tally_free (&r->producers);
+  free (r);
 }

@@ -6,32 +6,14 @@
 #define ARENABENCH_CONSUMER_REPORT_H
 
 #include "consumer-object.h"
-#include "producer-tally.h"
 
 struct consumer_machine;
+struct consumer_report;
 struct source;
 
-struct consumer_report
-{
-  /* The measured window: warm-up epochs stay outside it.  */
-  uint64_t measured_items, measured_bytes, mismatches;
-  uint64_t window_start_ns, window_end_ns, cpu_start_ns, cpu_end_ns;
-  struct run_config first_config;
-  bool have_first;
-  uint64_t pss_before, shm_avail_before;
-  /* "After": sampled while arenas are still mapped, just before each
-     finished run is let go and at the end; the highest PSS and the least
-     available space of those samples.  */
-  uint64_t pss_after, shm_avail_after;
-  bool after_taken;
-  uint64_t pin_ns, pinned_bytes, shm_bytes;
-  bool all_pinned;
-  uint64_t unpin_ns, unpinned_bytes;  /* runs let go before the report */
-  struct producer_tally producers;    /* measured items by worker */
-};
-
-/* Start R: the memory figures before the first arena is mapped.  */
-void consumer_report_init (struct consumer_report *r);
+/* A run's report: the memory figures before the first arena is mapped.
+   RUN: --report run (the producers' tally is kept only then).  */
+struct consumer_report *consumer_report_new (bool run);
 
 /* An arena seen for the first time, S: its configuration (the first
    one's is the run's), page-lock and /dev/shm.  */
@@ -47,14 +29,16 @@ void consumer_report_memory_after (struct consumer_report *r);
 /* An arena of BYTES page-locked bytes was unlocked in NS.  */
 void consumer_report_unpinned (struct consumer_report *r, uint64_t ns, uint64_t bytes);
 
-/* A measured item is in view (the window opens when the wait for it
-   began, at SINCE_NS), and done, at DONE_NS.  */
+/* The measured window opens when the wait for its first item began, at
+   SINCE_NS; ITEM is done with RESULT (counted when measured); the input
+   ended (the window's CPU time stops).  */
 void consumer_report_window_open (struct consumer_report *r, uint64_t since_ns);
 void consumer_report_item (struct consumer_report *r, const struct consumer_item *item,
-                           uint64_t done_ns);
-
-/* The input ended: the window's CPU time stops.  */
+                           const struct consumer_result *result);
 void consumer_report_window_close (struct consumer_report *r);
+
+/* Measured items so far.  */
+uint64_t consumer_report_measured_items (const struct consumer_report *r);
 
 /* R's row, in SINK's columns, through LINE; the header is written.  */
 void consumer_report_write (const struct consumer_report *r,

@@ -41,7 +41,7 @@ struct consumer
   uint64_t idle_since_ns;     /* the previous row's handling ended */
   uint64_t items_seen;
   uint64_t mismatched_items;
-  struct consumer_report report;
+  struct consumer_report *report;
   bool pin_warned;
   struct trace *trace;        /* --trace, or NULL */
   unsigned in_sink;           /* a sink call is in progress (not safe to flush) */
@@ -159,7 +159,7 @@ find_source (struct consumer *c, const struct handle_row *row, size_t line)
       if (!s->pinned)
         pin_refused (c, s, refusal);
     }
-  consumer_report_source (&c->report, s);
+  consumer_report_source (c->report, s);
   return s;
 }
 
@@ -179,7 +179,7 @@ unpin_for_consumer (void *context, struct source *s)
   uint64_t start = clock_now_ns ();
   unpin_source ((void *) c->sink, s);
   if (c->sink->unpin && s->pinned)
-    consumer_report_unpinned (&c->report, clock_now_ns () - start, s->arena.map_bytes);
+    consumer_report_unpinned (c->report, clock_now_ns () - start, s->arena.map_bytes);
 }
 
 /* The run report's "after" memory, sampled while arenas are still
@@ -188,7 +188,7 @@ static void
 memory_after (void *context)
 {
   struct consumer *c = context;
-  consumer_report_memory_after (&c->report);
+  consumer_report_memory_after (c->report);
 }
 
 /* Unmap the arenas of every producer run whose arenas are all done: a
@@ -222,7 +222,7 @@ check_row (struct consumer *c, const struct handle_row *row, size_t line)
      rest must repeat it, epochs too (a run receipt may mix epochs).  */
   sources_check_config (s, row, line);
   if (c->options->report == REPORT_RUN)
-    consumer_report_check_config (&c->report, row, line);
+    consumer_report_check_config (c->report, row, line);
   sources_check_item (s, row, line);
   sources_count_item (&c->sources, s, row, line);
   s->items++;
@@ -259,7 +259,7 @@ on_record (const struct csv_record *record, void *context)
   item.arm = consumer_receipts_arm (c->sink, &s->config, s->pinned);
   /* The window opens when we began waiting for the first measured row.  */
   if (item.measured)
-    consumer_report_window_open (&c->report, c->idle_since_ns);
+    consumer_report_window_open (c->report, c->idle_since_ns);
   c->in_sink++;
   c->sink->process (c->sink->context, c, &item);
   c->in_sink--;
@@ -334,18 +334,11 @@ consumer_complete (struct consumer *c, const struct consumer_item *item,
   if (check->mismatches)
     {
       c->mismatched_items++;
-      c->report.mismatches += check->mismatches;
       consumer_warn_mismatch (item, check);
     }
-  if (!item->measured)
+  consumer_report_item (c->report, item, result);
+  if (!item->measured || c->options->report != REPORT_ITEMS)
     return;
-  consumer_report_item (&c->report, item, result->done_ns ? result->done_ns : clock_now_ns ());
-  if (c->options->report != REPORT_ITEMS)
-    {
-      producer_tally_add (&c->report.producers, item->row.config.workers, item->row.worker,
-                          item->row.gen_ns);
-      return;
-    }
 
   print_receipt_header (c);
   struct consumer_item_receipt r = {
@@ -384,7 +377,7 @@ static void
 consumer_start (struct consumer *c)
 {
   consumer_machine_init (&c->machine, c->sink->device_pci);
-  consumer_report_init (&c->report);
+  c->report = consumer_report_new (c->options->report == REPORT_RUN);
   active_consumer = c;
   die_set_cleanup (consumer_cleanup);
   if (c->options->trace_path)
@@ -406,7 +399,7 @@ end_of_input (struct consumer *c)
       c->sink->flush (c->sink->context, c);
       c->in_sink--;
     }
-  consumer_report_window_close (&c->report);
+  consumer_report_window_close (c->report);
   release_finished (c);
   /* A producer killed before its first row left an arena nobody named to
      us: remove such orphans, waiting a little for one still exiting when
@@ -419,7 +412,7 @@ end_of_input (struct consumer *c)
   if (c->items_seen == 0)
     die (EXIT_NOINPUT, 0, "stdin: a header but no handle rows");
   sources_check_complete (&c->sources);
-  if (c->report.measured_items == 0)
+  if (consumer_report_measured_items (c->report) == 0)
     die (EXIT_NOINPUT, 0, "no measured items: every row belongs to the %u warm-up epoch%s",
          c->options->warmup_epochs, c->options->warmup_epochs == 1 ? "" : "s");
 }
@@ -448,9 +441,9 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
   consumer_machine_warn (&c.machine);
   if (options->report == REPORT_RUN)
     {
-      consumer_report_memory_after (&c.report);
+      consumer_report_memory_after (c.report);
       print_receipt_header (&c);
-      consumer_report_write (&c.report, options, sink, &c.machine, &c.line);
+      consumer_report_write (c.report, options, sink, &c.machine, &c.line);
     }
   if (c.trace)
     trace_close (c.trace);
@@ -461,6 +454,6 @@ consumer_run (const struct consumer_options *options, const struct consumer_sink
   die_set_cleanup (NULL);
   csv_line_free (&c.line);
   consumer_machine_free (&c.machine);
-  consumer_report_free (&c.report);
+  consumer_report_free (c.report);
   return c.mismatched_items ? EXIT_MISMATCH : EXIT_OK;
 }
