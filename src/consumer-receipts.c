@@ -51,10 +51,13 @@ put_line (struct csv_line *line)
 
 /* The configuration columns say what was achieved: a run asked to pin
    whose arena could not be page-locked is a pageable run, and its arm
-   says so.  */
+   says so, unless the sink names the arm itself.  */
 const char *
-consumer_achieved_arm (const struct run_config *config, bool pinned)
+consumer_receipts_arm (const struct consumer_sink *sink, const struct run_config *config,
+                       bool pinned)
 {
+  if (sink->arm)
+    return sink->arm (sink->context, config);
   struct run_config achieved = *config;
   achieved.pinned = pinned;
   return run_config_arm (&achieved);
@@ -98,15 +101,15 @@ static const struct csv_column config_table[] = {
 };
 
 void
-consumer_config_of_item (struct consumer_config_cells *cells, const struct consumer_item *item)
+consumer_receipts_config (struct consumer_config_cells *cells, const struct run_config *config,
+                          const char *arm, bool pinned)
 {
-  const struct run_config *config = &item->row.config;
   *cells = (struct consumer_config_cells) {
-    .arm = item->arm,
+    .arm = arm,
     .backend = arena_backend_names[config->backend],
     .dtype = payload_dtypes[config->dtype].name,
     .kind = payload_kind_names[config->kind],
-    .pinned = item->source_pinned,
+    .pinned = pinned,
     .size_bytes = config->size_bytes,
     .workers = config->workers,
     .slots = config->slots,

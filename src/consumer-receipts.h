@@ -3,15 +3,17 @@
 #ifndef ARENABENCH_CONSUMER_RECEIPTS_H
 #define ARENABENCH_CONSUMER_RECEIPTS_H
 
-#include "consumer.h"
+#include "consumer-object.h"
 
-/* The arm a configuration achieved: asked to pin, but pageable when the
-   page-lock was refused.  */
-const char *consumer_achieved_arm (const struct run_config *config, bool pinned);
+/* The arm of CONFIG as SINK names it, or as achieved: asked to pin, but
+   pageable when the page-lock was refused (PINNED false).  */
+const char *consumer_receipts_arm (const struct consumer_sink *sink,
+                                   const struct run_config *config, bool pinned);
 
-/* The configuration cells of ITEM's receipt.  */
-void consumer_config_of_item (struct consumer_config_cells *cells,
-                              const struct consumer_item *item);
+/* The configuration cells of a receipt of CONFIG: its ARM, and PINNED as
+   achieved.  */
+void consumer_receipts_config (struct consumer_config_cells *cells,
+                               const struct run_config *config, const char *arm, bool pinned);
 
 /* The header of REPORT's rows, then SINK's columns, to stdout.  */
 void consumer_receipts_header (struct csv_line *line, const struct consumer_sink *sink,

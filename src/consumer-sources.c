@@ -195,6 +195,61 @@ sources_count_item (struct sources *sources, struct source *s, const struct hand
          quote (row->arena), row->sequence);
 }
 
+void
+sources_check_config (const struct source *s, const struct handle_row *row, size_t line)
+{
+  if (s->items && (!run_config_same (&s->config, &row->config)
+                   || s->config.epochs != row->config.epochs))
+    die (EXIT_DATAERR, 0, "line %zu: configuration differs from earlier rows of arena %s",
+         line, quote (row->arena));
+}
+
+/* The sequence of the item with generation GENERATION (from 1) of arena
+   S of a static run: a producer publishes its items in order, epoch by
+   epoch.  */
+static uint64_t
+sequence_of (const struct source *s, uint64_t generation, uint32_t *epoch)
+{
+  const struct arena_identity *id = &s->arena.id;
+  uint64_t n = generation - 1;
+  *epoch = (uint32_t) (n / id->items);
+  return ((uint64_t) *epoch * id->workers + id->worker) * id->items + n % id->items;
+}
+
+/* Rows of one arena arrive complete and in order: generation 1, 2, 3...
+   A gap is a row lost on the way (a filter dropped it).  */
+static void
+check_in_order (const struct source *s, const struct handle_row *row, size_t line)
+{
+  if (row->handle.generation == s->items + 1)
+    return;
+  if (s->arena.id.share == ARENA_SHARE_PULL)
+    die (EXIT_TEMPFAIL, 0, "line %zu: arena %s: item %" PRIu64 " of worker %" PRIu32
+         " is missing: its item %" PRIu64 " (sequence %" PRIu64 ") came in its place (a row "
+         "was dropped or reordered on the way)", line, quote (row->arena), s->items + 1,
+         row->worker, row->handle.generation, row->sequence);
+  uint32_t epoch;
+  uint64_t missing = sequence_of (s, s->items + 1, &epoch);
+  die (EXIT_TEMPFAIL, 0, "line %zu: worker %" PRIu32 " epoch %" PRIu32 ": sequence %" PRIu64
+       " is missing: the row of sequence %" PRIu64 " came in its place (a row was dropped "
+       "or reordered on the way)", line, row->worker, epoch, missing, row->sequence);
+}
+
+void
+sources_check_item (struct source *s, const struct handle_row *row, size_t line)
+{
+  const char *reason;
+  struct arena_item id = { .sequence = row->sequence, .epoch = row->epoch };
+  enum arena_status st = arena_check (&s->arena, &row->handle, &id, &reason);
+  /* A ring item that is truly there but later than the next one: the
+     rows between were lost on the way, as in a pool.  */
+  if (st == ARENA_ORDER && row->handle.generation > s->items + 1)
+    check_in_order (s, row, line);
+  if (st != ARENA_OK)
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: %s", line, quote (row->arena), reason);
+  check_in_order (s, row, line);
+}
+
 bool
 source_done (const struct source *s)
 {

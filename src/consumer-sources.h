@@ -63,6 +63,14 @@ struct source *sources_find (struct sources *sources, const char *name, size_t l
 struct source *sources_attach (struct sources *sources, const struct handle_row *row,
                                size_t line);
 
+/* ROW, of S at input line LINE, must repeat the configuration of S's
+   earlier rows, epochs too; dies (65) otherwise.  */
+void sources_check_config (const struct source *s, const struct handle_row *row, size_t line);
+
+/* ROW's item must be in S's arena as ROW says (65) and the next of S's
+   items (75: a row was lost on the way).  */
+void sources_check_item (struct source *s, const struct handle_row *row, size_t line);
+
 /* Count ROW, the next item of S at input line LINE: its sequence must
    come after the arena's previous one, and, in a pull run, must not have
    come through another arena of the run; dies (65) otherwise.  */

@@ -6,6 +6,7 @@
 #include "ceiling.h"
 #include "clock.h"
 #include "consumer.h"
+#include "consumer-report.h"
 #include "copy-idle.h"
 #include "die.h"
 #include "gpu.h"
@@ -558,7 +559,7 @@ put_calibration (const struct gpu_sink *sink, const struct consumer_sink *consum
     .pss_before_bytes = CSV_NONE, .pss_after_bytes = CSV_NONE, .rss_peak_bytes = CSV_NONE,
     .extra = &run,
   };
-  consumer_put_run_receipt (consumer_sink, &r);
+  consumer_report_put (consumer_sink, &r);
 }
 
 /* A ceiling row: the run's producers, size and slots in one process,

@@ -350,3 +350,11 @@ run_config_arm (const struct run_config *config)
               config->pinned ? "pinned" : "pageable");
   return arm;
 }
+
+bool
+run_config_same (const struct run_config *a, const struct run_config *b)
+{
+  return a->backend == b->backend && a->pinned == b->pinned && a->size_bytes == b->size_bytes
+    && a->dtype == b->dtype && a->kind == b->kind && a->workers == b->workers
+    && a->slots == b->slots && a->items == b->items && a->share == b->share;
+}

@@ -77,4 +77,7 @@ bool handle_row_parse (struct handle_row *row, const struct handle_columns *colu
 /* "pool-pinned", "ring-pageable": the arm a configuration belongs to.  */
 const char *run_config_arm (const struct run_config *config);
 
+/* Whether A and B are one configuration (their epochs aside).  */
+bool run_config_same (const struct run_config *a, const struct run_config *b);
+
 #endif
