@@ -5,6 +5,7 @@
 #include "compute-step.h"
 #include "consumer.h"
 #include "die.h"
+#include "exit-statuses.h"
 #include "launcher.h"
 #include "options.h"
 
@@ -45,12 +46,9 @@ release it, and print CSV receipts.\n\
   fputs (OPTIONS_HELP_DESCRIPTION, stdout);
   fputs ("\
 \n\
-Exit status: 0 success, 1 a value did not match, 64 bad option,\n\
-65 malformed row or foreign, stale or out-of-bounds handle, 66 empty or closed\n\
-input or missing arena, 71 the system refused to open, map or (with\n\
---require-pin) page-lock an arena, 74 write error, 75 truncated stream,\n\
-missing items or --timeout.\n\
-See arena-consume(1) and arenabench(7).\n", stdout);
+", stdout);
+  exit_statuses_put_help (stdout, "arena-consume");
+  puts ("See arena-consume(1) and arenabench(7).");
   exit (EXIT_OK);
 }
 

@@ -23,6 +23,12 @@ const char *const arena_backend_names[ARENA_BACKEND_COUNT + 1] = {
   [ARENA_BACKEND_COUNT] = NULL,
 };
 
+const char *
+arena_backend_summary (enum arena_backend backend)
+{
+  return arena_backends[backend]->summary;
+}
+
 bool
 arena_backend_slotted (enum arena_backend backend)
 {

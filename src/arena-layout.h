@@ -42,6 +42,8 @@ arena_slot_meta (const struct arena *arena)
    header, bounds, counters, wakes) and call these for the rest.  */
 struct arena_backend_ops
 {
+  /* What its items sit in, in a few words (arena-produce --help).  */
+  const char *summary;
   /* Handles name a slot (the row's slot column); else it is empty.  */
   bool slotted;
   /* Bytes of the per-slot table after the header (TABLE), of the data

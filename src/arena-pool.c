@@ -139,6 +139,7 @@ pool_release (struct arena *arena, const struct arena_handle *handle, const char
 }
 
 const struct arena_backend_ops arena_pool_ops = {
+  .summary = "fixed slots, released in any order",
   .slotted = true,
   .size = pool_size,
   .item_bytes = pool_item_bytes,

@@ -6,6 +6,7 @@
 #include "close-stdout.h"
 #include "csv-writer.h"
 #include "die.h"
+#include "exit-statuses.h"
 #include "epoch-barrier.h"
 #include "fill-pace.h"
 #include "handle-row.h"
@@ -59,7 +60,12 @@ usage (void)
 Start producer processes that write deterministic payloads into POSIX\n\
 shared-memory arenas and print one CSV handle row per item on stdout.\n\
 \n\
-  --backend pool|ring   fixed slots, or a FIFO byte ring (default pool)\n\
+", stdout);
+  /* From the backend table: a new backend is listed without a word here.  */
+  fputs ("  --backend NAME        the arena's kind (default pool):\n", stdout);
+  for (int b = 0; b < ARENA_BACKEND_COUNT; b++)
+    printf ("                          %-5s %s\n", arena_backend_names[b], arena_backend_summary (b));
+  fputs ("\
   --list-backends       print the backends, one a line, and exit\n\
   --size SIZE           bytes per item, e.g. 4096, 64K, 8MiB (default 8MiB)\n\
   --items N             items per worker per epoch (default 64): an epoch is\n\
@@ -91,10 +97,9 @@ shared-memory arenas and print one CSV handle row per item on stdout.\n\
   fputs ("\
 \n\
 SIZE takes K, M, G (powers of 1024, also KiB, MiB, GiB) or KB, MB, GB.\n\
-Exit status: 0 success, 64 bad option, 65 an arena truncated by another\n\
-process, 70 internal error, 71 arena creation failed, 74 write error,\n\
-75 the consumer stalled or went away.\n\
-See arena-produce(1) and arenabench(7).\n", stdout);
+", stdout);
+  exit_statuses_put_help (stdout, "arena-produce");
+  puts ("See arena-produce(1) and arenabench(7).");
   exit (EXIT_OK);
 }
 

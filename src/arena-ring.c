@@ -166,6 +166,7 @@ ring_release (struct arena *arena, const struct arena_handle *handle, const char
 }
 
 const struct arena_backend_ops arena_ring_ops = {
+  .summary = "a FIFO byte ring, released in order",
   .size = ring_size,
   .item_bytes = ring_item_bytes,
   .items_when_full = ring_items_when_full,

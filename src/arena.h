@@ -28,6 +28,9 @@
 
 extern const char *const arena_backend_names[ARENA_BACKEND_COUNT + 1];
 
+/* BACKEND's items sit in what, in a few words (for --help).  */
+const char *arena_backend_summary (enum arena_backend backend);
+
 /* Does a handle of BACKEND name a slot (a pool), or none (a ring)?  */
 bool arena_backend_slotted (enum arena_backend backend);
 

@@ -2,6 +2,7 @@
    comparisons over benchmark CSV. */
 #include "system.h"
 #include "die.h"
+#include "exit-statuses.h"
 #include "stats.h"
 #include "options.h"
 #include "regression-gate.h"
@@ -113,12 +114,9 @@ concatenated.\n\
                            line and the rank that set it\n"
          OPTIONS_HELP_DESCRIPTION "\
 \n\
-Exit status: 0 success, 1 a --fail-if-worse column regressed, 64 bad option\n\
-or a column not in the input, 65 malformed input (or a regression gate that\n\
-could not judge), 66 no input rows, a missing file, or a gated benchmark in\n\
-the baseline but not in the candidate, 74 write error, 75 a regression gate\n\
-that cannot decide (too few runs for its test to reach the level).\n\
-See bench-summarize(1).\n", stdout);
+", stdout);
+  exit_statuses_put_help (stdout, "bench-summarize");
+  puts ("See bench-summarize(1).");
   exit (EXIT_OK);
 }
 

@@ -4,6 +4,7 @@
 #include "close-stdout.h"
 #include "csv-writer.h"
 #include "die.h"
+#include "exit-statuses.h"
 #include "gpu.h"
 #include "machine.h"
 #include "options.h"
@@ -101,9 +102,8 @@ and method goes to standard output.\n\
                                 from the system; every row records it)\n", stdout);
   fputs (OPTIONS_HELP_DESCRIPTION, stdout);
   fputs ("\n\
-Exit status: 0 success, 1 a transfer returned wrong bytes, 64 bad option,\n\
-69 no CUDA device or no CUDA build, 70 CUDA error, 71 the system refused\n\
-memory or a thread, 74 write error.\n", stdout);
+", stdout);
+  exit_statuses_put_help (stdout, "d2h-overlap");
   exit (EXIT_OK);
 }
 

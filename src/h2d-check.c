@@ -9,6 +9,7 @@
 #include "consumer-report.h"
 #include "copy-idle.h"
 #include "die.h"
+#include "exit-statuses.h"
 #include "gpu.h"
 #include "h2d-pipeline.h"
 #include "launcher.h"
@@ -98,12 +99,9 @@ that the padding between leaves is zero) on the GPU, and print CSV receipts.\n\
   fputs (OPTIONS_HELP_DESCRIPTION, stdout);
   fputs ("\
 \n\
-Exit status: 0 success, 1 a value did not match, 64 bad option,\n\
-65 malformed row or foreign, stale or out-of-bounds handle, 66 empty or closed\n\
-input or missing arena, 69 no CUDA device or built without CUDA, 70 CUDA\n\
-error, 71 the system refused to open, map or (with --require-pin) page-lock\n\
-an arena, 74 write error, 75 truncated stream, missing items or --timeout.\n\
-See h2d-check(1) and arenabench(7).\n", stdout);
+", stdout);
+  exit_statuses_put_help (stdout, "h2d-check");
+  puts ("See h2d-check(1) and arenabench(7).");
   exit (EXIT_OK);
 }
 

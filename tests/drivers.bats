@@ -73,7 +73,10 @@ arms"
   [[ "${lines[0]}" =~ ^producers\ +arm\ +n\ +items/s\ \[95%\ CI\]\ +GB/s\ \[95%\ CI\]\ +%\ of\ limit\ +limit\ items/s\ +bound\ by$ ]]
   # A row is at most its limit (~100% within the CIs); one above it
   # beyond them has no limit, and a note names it (a loaded machine).
-  local l w re='^([12]) +(pool|ring)-pageable +2 +[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] +[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] +(([0-9]|[1-9][0-9]|100)% +[0-9.]+ +fill alone|~100% +[0-9.]+ +fill alone|- +- +-)$'
+  # Two runs that tie (items/s has 2 decimals, from microseconds) have
+  # no interval: the cell says "(no CI)".
+  local live='[0-9.]+ (\[-?[0-9.]+, -?[0-9.]+\]|\(no CI\))'
+  local l w re="^([12]) +(pool|ring)-pageable +2 +$live +$live +(([0-9]|[1-9][0-9]|100)% +[0-9.]+ +fill alone|~100% +[0-9.]+ +fill alone|- +- +-)\$"
   local want= who arm
   for l in 1 2 3 4; do
     [[ "${lines[$l]}" =~ $re ]]

@@ -261,4 +261,34 @@ man_statuses() {
   run bash -c "sed -n '/Exit statuses follow sysexits/,/^\$/p' '$top_srcdir/README' | grep -oE '(^|[^0-9])[0-9]{1,2} [a-z]' | grep -oE '[0-9]+' | sort -n"
   assert_status 0
   assert_output "$(man_statuses arenabench.7 | grep -vx 0)"
+  # arenabench(7) lists every status some command's --help names.
+  local all
+  all=$(for prog in arena-produce arena-consume h2d-check d2h-overlap bench-summarize; do help_statuses "$prog"; done | sort -nu)
+  [ "$all" = "$(man_statuses arenabench.7)" ]
+}
+
+@test "--help's exit statuses come from one table: each status once, ascending, the paragraph ends with a full stop" {
+  local prog
+  for prog in arena-produce arena-consume h2d-check d2h-overlap bench-summarize; do
+    [ "$(help_statuses "$prog")" = "$(help_statuses "$prog" | sort -nu)" ]
+    run "$prog" --help
+    assert_status 0
+    [[ "$(printf '%s\n' "$output" | sed -n '/^Exit status:/,/^\(See \|$\)/p' | grep -v '^See ' | tail -n 1)" == *. ]]
+  done
+}
+
+@test "arena-produce --help and its man page list every backend --list-backends names" {
+  run arena-produce --list-backends
+  assert_status 0
+  local backend backends=$output
+  run arena-produce --help
+  assert_status 0
+  # Under "--backend NAME", a line per backend: its name at column 27.
+  [ "$(printf '%s\n' "$output" | sed -n '/^  --backend /,/^  --list-backends/s/^                          \([a-z][a-z0-9-]*\) .*/\1/p')" = "$backends" ]
+  run sed -n '/^\.BR \\-\\-backend/,/^\.TP/p' "$top_srcdir/man/arena-produce.1"
+  assert_status 0
+  for backend in $backends; do
+    printf '%s\n' "$output" | grep -qE "^\.BR? $backend( |\$)" ||
+      { echo "arena-produce(1) --backend does not describe $backend" >&2; return 1; }
+  done
 }

@@ -5,17 +5,19 @@
 
 load test-helper
 
-# The machine columns after rss_peak_bytes (arenabench(7)): page-lock
-# costs (empty when nothing was pinned), no device (a CPU consumer), then
-# where the pages and CPUs were, THP and governors (a value or unknown),
-# then the producer columns: the share, items and fill times per worker;
-# last the rank columns (rank 0 of 1, this host, the CPU) and the empty
-# AU columns (no --compute-us).
-PRODUCERS_RE=',(pull|static),[0-9]+( [0-9]+)*,[0-9.-]+( [0-9.-]+)*'
-RANK_TAIL_RE=',0,0,1,[^,]+,cpu'
-MACHINE_UNPINNED_RE=",,,,,,,,[^,]+(,[^,]+){7}$PRODUCERS_RE$RANK_TAIL_RE,,,"
-MACHINE_PINNED_RE=",[0-9]+\.[0-9]{3},[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},,,,,[^,]+(,[^,]+){7}$PRODUCERS_RE$RANK_TAIL_RE,,,"
 NAME_RE='/arenabench\.[0-9]+\.[0-9a-f]{24}'
+
+# The run report read by column name (assert_csv_like): what a CPU run
+# without pinning fills in, a column a cell.  RUN_TIMES_RE: seconds,
+# items_per_s, gb_per_s, cpu_s; RUN_MEMORY_RE: shm_bytes to rss_peak_bytes;
+# RUN_UNPINNED_RE: the page-lock costs and the device, empty; RUN_RANK_RE:
+# rank 0 of 1 on the CPU, no --compute-us.
+RUN_CHECKED_COLUMNS=arm,backend,pinned,size_bytes,dtype,kind,workers,slots,items,bytes,seconds,items_per_s,gb_per_s,cpu_s,mlock_ms,mismatches,warmup_epochs,pinned_bytes,shm_bytes,shm_avail_before_bytes,shm_avail_after_bytes,pss_before_bytes,pss_after_bytes,rss_peak_bytes,unpin_ms,pin_s_per_gib,unpin_s_per_gib,device_pci,link,link_max,device_numa,share,producer_items,producer_fill_us,rank,local_rank,world_size,device,compute_us,compute_s,au
+RUN_TIMES_RE='[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{4},[0-9]+\.[0-9]{6}'
+RUN_MEMORY_RE='[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+'
+RUN_UNPINNED_RE=',,,,,,'
+RUN_FILL_US_RE='[0-9.-]+( [0-9.-]+)*'
+RUN_RANK_RE='0,0,1,cpu,,,'
 
 setup() {
   common_setup
@@ -74,16 +76,16 @@ pipeline() {
   run pipeline --size 4096 --items 3
   assert_status 0
   [ "${lines[0]}" = "$ITEM_HEADER" ]
-  [ "${#lines[@]}" -eq 4 ]
-  local line
-  for line in "${lines[@]:1}"; do
-    [[ "$line" =~ ^pool-pageable,pool,0,4096,fp32,tensor,1,4,[012],0,0,4096,[0-9]+,[0-9]+,0$RANK_TAIL_RE$ ]]
-  done
+  assert_csv_like "arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,rank,local_rank,world_size,device
+pool-pageable,pool,0,4096,fp32,tensor,1,4,0,0,0,4096,[0-9]+,[0-9]+,0,0,0,1,cpu
+pool-pageable,pool,0,4096,fp32,tensor,1,4,1,0,0,4096,[0-9]+,[0-9]+,0,0,0,1,cpu
+pool-pageable,pool,0,4096,fp32,tensor,1,4,2,0,0,4096,[0-9]+,[0-9]+,0,0,0,1,cpu"
   CONSUME_ARGS=--no-verify run pipeline --backend ring --size 4096 --items 2
   assert_status 0
   [ "${lines[0]}" = "$ITEM_HEADER" ]
-  [[ "${lines[1]}" =~ ^ring-pageable,ring,0,4096,fp32,tensor,1,4,0,0,0,4096,[0-9]+,,$RANK_TAIL_RE$ ]]
-  [[ "${lines[2]}" =~ ^ring-pageable,ring,0,4096,fp32,tensor,1,4,1,0,0,4096,[0-9]+,,$RANK_TAIL_RE$ ]]
+  assert_csv_like "arm,backend,pinned,size_bytes,dtype,kind,workers,slots,sequence,worker,epoch,bytes,wait_ns,verify_ns,mismatches,rank,device
+ring-pageable,ring,0,4096,fp32,tensor,1,4,0,0,0,4096,[0-9]+,,,0,cpu
+ring-pageable,ring,0,4096,fp32,tensor,1,4,1,0,0,4096,[0-9]+,,,0,cpu"
 }
 
 @test "workers: one arena each, every sequence once, from its own worker" {
@@ -116,7 +118,8 @@ pipeline() {
   CONSUME_ARGS='--warmup-epochs 2 --report run' run pipeline --size 4096 --items 2 --epochs 3 --workers 2
   assert_status 0
   [ "${lines[0]}" = "$RUN_HEADER" ]
-  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,2,4,4,16384,[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{4},[0-9]+\.[0-9]{6},,0,2,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$MACHINE_UNPINNED_RE$ ]]
+  assert_csv_like "$RUN_CHECKED_COLUMNS
+pool-pageable,pool,0,4096,fp32,tensor,2,4,4,16384,$RUN_TIMES_RE,,0,2,0,$RUN_MEMORY_RE,$RUN_UNPINNED_RE,pull,[0-9]+ [0-9]+,$RUN_FILL_US_RE,$RUN_RANK_RE"
 }
 
 @test "--report run: one row with the run's numbers" {
@@ -127,9 +130,12 @@ pipeline() {
   assert_status 0
   [ "${#lines[@]}" -eq 2 ]
   [ "${lines[0]}" = "$RUN_HEADER" ]
-  [[ "${lines[1]}" =~ ^pool-pageable,pool,0,4096,fp32,tensor,1,4,10,40960,([0-9]+\.[0-9]{6}),([0-9]+\.[0-9]{2}),([0-9]+\.[0-9]{4}),[0-9]+\.[0-9]{6},,0,0,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$MACHINE_UNPINNED_RE$ ]]
+  assert_csv_like "$RUN_CHECKED_COLUMNS
+pool-pageable,pool,0,4096,fp32,tensor,1,4,10,40960,$RUN_TIMES_RE,,0,0,0,$RUN_MEMORY_RE,$RUN_UNPINNED_RE,pull,10,$RUN_FILL_US_RE,$RUN_RANK_RE"
   # items_per_s is items / seconds.
-  local seconds=${BASH_REMATCH[1]} rate=${BASH_REMATCH[2]}
+  local seconds rate
+  seconds=$(printf '%s\n' "$output" | column seconds | tail -n 1)
+  rate=$(printf '%s\n' "$output" | column items_per_s | tail -n 1)
   run awk -v s="$seconds" -v r="$rate" 'BEGIN { d = 10 / s - r; if (d < 0) d = -d; print (s > 0 && d <= 0.01 * r + 0.01) ? "consistent" : "off" }'
   assert_status 0
   assert_output consistent
@@ -140,7 +146,8 @@ pipeline() {
   assert_output within
   CONSUME_ARGS='--report run --no-verify' run pipeline --backend ring --size 1000 --items 3 --dtype uint8 --kind nested --slots 8
   assert_status 0
-  [[ "${lines[1]}" =~ ^ring-pageable,ring,0,1000,uint8,nested,1,8,3,3081,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,,,0,0,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$MACHINE_UNPINNED_RE$ ]]
+  assert_csv_like "$RUN_CHECKED_COLUMNS
+ring-pageable,ring,0,1000,uint8,nested,1,8,3,3081,$RUN_TIMES_RE,,,0,0,$RUN_MEMORY_RE,$RUN_UNPINNED_RE,pull,3,$RUN_FILL_US_RE,$RUN_RANK_RE"
 }
 
 @test "--pin: arms are pinned, the consumer page-locks and reports mlock_ms" {
@@ -149,7 +156,9 @@ pipeline() {
   fi
   CONSUME_ARGS='--report run' run pipeline --size 64K --items 4 --pin
   assert_status 0
-  [[ "${lines[1]}" =~ ^pool-pinned,pool,1,65536,fp32,tensor,1,4,4,262144,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9]+\.[0-9]{3},0,0,266240,266240,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+$MACHINE_PINNED_RE$ ]]
+  # The page-lock costs: mlock_ms, unpin_ms and the seconds per GiB.
+  assert_csv_like "$RUN_CHECKED_COLUMNS
+pool-pinned,pool,1,65536,fp32,tensor,1,4,4,262144,$RUN_TIMES_RE,[0-9]+\.[0-9]{3},0,0,266240,266240,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+\.[0-9]{3},[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},,,,,pull,4,$RUN_FILL_US_RE,$RUN_RANK_RE"
   run bash -c "set -o pipefail; arena-produce --backend ring --size 64K --items 2 --pin | arena-consume | columns arm backend pinned"
   assert_status 0
   assert_output "arm,backend,pinned

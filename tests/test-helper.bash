@@ -271,7 +271,41 @@ assert_output() {
 # may be quoted (without a newline in them).
 assert_csv() {
   local got
-  got=$(printf '%s\n' "$output" | awk -v expected="$1" '
+  got=$(csv_columns_of "$1") || return 1
+  if [ "$got" != "$1" ]; then
+    printf 'expected (by column name):\n%s\nactual, those columns:\n%s\nactual output:\n%s\n' "$1" "$got" "$output" >&2
+    return 1
+  fi
+}
+
+# assert_csv_like EXPECTED: as assert_csv, but each cell of EXPECTED
+# after its header is an extended regular expression that the field must
+# match whole: 4096, [0-9]+, [0-9]+\.[0-9]{6}, or empty for an empty
+# field.  No cell may hold a comma, and no line may be a message.
+assert_csv_like() {
+  local got i k ok=1 g w gc wc
+  got=$(csv_columns_of "$1") || return 1
+  mapfile -t g <<< "$got"
+  mapfile -t w <<< "$1"
+  [ "${#g[@]}" -eq "${#w[@]}" ] && [ "${g[0]}" = "${w[0]}" ] || ok=0
+  # bash's =~ (POSIX ERE, intervals too); ",x" keeps a last empty cell.
+  for ((i = 1; ok && i < ${#w[@]}; i++)); do
+    IFS=, read -r -a wc <<< "${w[i]},x"
+    IFS=, read -r -a gc <<< "${g[i]},x"
+    [ "${#gc[@]}" -eq "${#wc[@]}" ] || { ok=0; break; }
+    for ((k = 0; k < ${#wc[@]} - 1; k++)); do
+      [[ "${gc[k]}" =~ ^(${wc[k]})$ ]] || { ok=0; break; }
+    done
+  done
+  [ "$ok" -eq 1 ] && return 0
+  printf 'expected (by column name, each cell a regular expression):\n%s\nactual, those columns:\n%s\nactual output:\n%s\n' "$1" "$got" "$output" >&2
+  return 1
+}
+
+# csv_columns_of EXPECTED: $output's messages and CSV on EXPECTED's
+# columns (see assert_csv).
+csv_columns_of() {
+  printf '%s\n' "$output" | EXPECTED=$1 awk '
     function split_csv(line, f,   n, i, c, q, cur) {
       n = 0; cur = ""; q = 0
       for (i = 1; i <= length(line); i++) {
@@ -284,7 +318,7 @@ assert_csv() {
     }
     function message(line) { return line ~ /^[a-z][a-z0-9-]*: / }
     BEGIN {
-      m = split(expected, e, "\n")
+      m = split(ENVIRON["EXPECTED"], e, "\n")
       for (i = 1; i <= m; i++) if (!message(e[i])) { header = e[i]; break }
       nw = split_csv(header, want)
     }
@@ -302,11 +336,7 @@ assert_csv() {
       line = field[at[want[1]]]
       for (k = 2; k <= nw; k++) line = line "," field[at[want[k]]]
       print line
-    }') || return 1
-  if [ "$got" != "$1" ]; then
-    printf 'expected (by column name):\n%s\nactual, those columns:\n%s\nactual output:\n%s\n' "$1" "$got" "$output" >&2
-    return 1
-  fi
+    }'
 }
 
 assert_status() {
