@@ -423,6 +423,26 @@ x,2,0,0,,,-1.7e+308,0,1.7e+308,,,mean,t,0.95,,-8.5e+307,0,0,0"
 # sweep_removes NAME: arena-produce --sweep removes the leftover NAME.  A
 # producer or consumer starting beside the test may sweep it first; then
 # only the form of the report is checked.
+# exited PID: PID has exited (gone, or a zombie whose files are closed).
+exited() {
+  local state
+  state=$(ps -o stat= -p "$1" 2> /dev/null)
+  [ -z "$state" ] || [ "${state:0:1}" = Z ]
+}
+
+# kill_producer PID: SIGKILL to a producer and its workers at once, and
+# wait until every one has exited: a worker dies after its parent is
+# reaped, and holds its arena's lock until then.
+kill_producer() {
+  local pid workers
+  workers=$(pgrep -P "$1")
+  kill -KILL "$1" $workers
+  wait "$1" 2> /dev/null || true
+  for pid in $workers; do
+    wait_until 30 exited "$pid"
+  done
+}
+
 sweep_removes() {
   local removed='[1-9][0-9]*'
   [ -e "/dev/shm$1" ] || removed='[0-9]+'
@@ -508,8 +528,7 @@ require_pid_namespace() {
   local victim=$!
   wait_rows "$TMP/rows.csv" 3
   ARENA=$(first_arena "$TMP/rows.csv")
-  kill -KILL "$victim" $(pgrep -P "$victim")
-  wait "$victim" 2> /dev/null || true
+  kill_producer "$victim"
   sweep_removes "$ARENA"
   [ -e "/dev/shm$live" ]
 }
@@ -636,8 +655,7 @@ PY
   assert_status 65
   assert_output "arena-consume: line 2: arena '$ARENA': its owner cannot read and write it (mode is not 0600)"
   [ -e "/dev/shm$ARENA" ]
-  kill -KILL "$producer" $(pgrep -P "$producer")
-  wait "$producer" 2> /dev/null || true
+  kill_producer "$producer"
   sweep_removes "$ARENA"
 }
 
