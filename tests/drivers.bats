@@ -1396,7 +1396,8 @@ use_locale() {
   # found past it on PATH); the drivers are copied beside it, away from
   # ../src, so that PATH finds it first.
   mkdir -p "$TMP/bin"
-  cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/h2d-sweep" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
+  cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/h2d-sweep" "$top_srcdir/contrib/h2d-tune" \
+     "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
   cat > "$TMP/bin/arena-produce" <<EOF_SH
 #!/bin/sh
 [ "\$1" = --list-backends ] && { echo pool; exit 0; }
@@ -1411,6 +1412,16 @@ EOF_SH
   run grep '^arms: ' "$TMP/pa/receipt.txt"
   assert_status 0
   assert_output "arms: pool-pageable pool-fill"
+  # h2d-tune's grid: every backend listed, by default (a dry run prints
+  # the commands).
+  PATH=$TMP/bin:$PATH run h2d-tune --dry-run --large-sizes '' --small-sizes ''
+  assert_status 0
+  local grid=$output
+  run grep -c -e '--backend pool' <<< "$grid"
+  assert_status 0
+  assert_output 96
+  run grep -c -e '--backend ring' <<< "$grid"
+  assert_status 1
 }
 
 @test "pinned-arena: intervals that two runs cannot fill say so in summary.txt, not only on stderr" {
