@@ -95,7 +95,7 @@ put_word (FILE *out, const char *word, size_t len, size_t *col)
   *col += len;
 }
 
-/* Write TEXT's words, each followed by SUFFIX where it is the last.  */
+/* Write TEXT's words, SUFFIX after the last one.  */
 static void
 put_words (FILE *out, const char *text, const char *suffix, size_t *col)
 {
