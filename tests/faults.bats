@@ -420,9 +420,6 @@ x,2,0,0,,,-1.7e+308,0,1.7e+308,,,mean,t,0.95,,-8.5e+307,0,0,0"
 
 # ------------------------------------------------ containers (PID namespaces)
 
-# sweep_removes NAME: arena-produce --sweep removes the leftover NAME.  A
-# producer or consumer starting beside the test may sweep it first; then
-# only the form of the report is checked.
 # exited PID: PID has exited (gone, or a zombie whose files are closed).
 exited() {
   local state
@@ -443,6 +440,9 @@ kill_producer() {
   done
 }
 
+# sweep_removes NAME: arena-produce --sweep removes the leftover NAME.  A
+# producer or consumer starting beside the test may sweep it first; then
+# only the form of the report is checked.
 sweep_removes() {
   local removed='[1-9][0-9]*'
   [ -e "/dev/shm$1" ] || removed='[0-9]+'
