@@ -67,8 +67,9 @@ static const struct exit_meaning exit_meanings[] = {
 /* --help's text width, as the option lists.  */
 enum { HELP_WIDTH = 78 };
 
-size_t
-exit_statuses_count (const char *program)
+/* The statuses PROGRAM documents.  */
+static size_t
+count_of (const char *program)
 {
   size_t n = 0;
   for (size_t i = 0; i < ARRAY_SIZE (exit_meanings); i++)
@@ -76,36 +77,33 @@ exit_statuses_count (const char *program)
   return n;
 }
 
-/* Write WORD (LEN bytes) at column *COL, breaking the line before it
-   where it would pass the width.  */
+/* Write HEAD, LEN bytes of WORD and TAIL as one word at column *COL,
+   first breaking the line where it would pass the width.  */
 static void
-put_word (FILE *out, const char *word, size_t len, size_t *col)
+put_word (FILE *out, const char *head, const char *word, size_t len, const char *tail,
+          size_t *col)
 {
-  if (*col > 0 && *col + 1 + len > HELP_WIDTH)
+  size_t width = strlen (head) + len + strlen (tail);
+  if (*col > 0)
     {
-      fputc ('\n', out);
-      *col = 0;
+      bool wrap = *col + 1 + width > HELP_WIDTH;
+      fputc (wrap ? '\n' : ' ', out);
+      *col = wrap ? 0 : *col + 1;
     }
-  else if (*col > 0)
-    {
-      fputc (' ', out);
-      (*col)++;
-    }
-  fwrite (word, 1, len, out);
-  *col += len;
+  fprintf (out, "%s%.*s%s", head, (int) len, word, tail);
+  *col += width;
 }
 
-/* Write TEXT's words, SUFFIX after the last one.  */
+/* Write TEXT's words, HEAD joined to the first (a status stays on the
+   line of its meaning) and TAIL to the last.  */
 static void
-put_words (FILE *out, const char *text, const char *suffix, size_t *col)
+put_words (FILE *out, const char *head, const char *text, const char *tail, size_t *col)
 {
-  char word[256];
   for (const char *p = text; *p;)
     {
       size_t len = strcspn (p, " ");
       const char *next = p + len + (p[len] == ' ');
-      int n = snprintf (word, sizeof word, "%.*s%s", (int) len, p, *next ? "" : suffix);
-      put_word (out, word, (size_t) n < sizeof word ? (size_t) n : sizeof word - 1, col);
+      put_word (out, p == text ? head : "", p, len, *next ? "" : tail, col);
       p = next;
     }
 }
@@ -113,22 +111,14 @@ put_words (FILE *out, const char *text, const char *suffix, size_t *col)
 void
 exit_statuses_put_help (FILE *out, const char *program)
 {
-  size_t col = 0, left = exit_statuses_count (program);
-  put_words (out, "Exit status:", "", &col);
+  size_t col = 0, left = count_of (program);
+  put_words (out, "", "Exit status:", "", &col);
   for (size_t i = 0; i < ARRAY_SIZE (exit_meanings); i++)
-    {
-      const struct exit_meaning *m = &exit_meanings[i];
-      if (!STREQ (m->program, program))
-        continue;
-      const char *suffix = --left ? "," : ".";
-      /* The status stays on the line of its meaning's first word.  */
-      size_t len = strcspn (m->meaning, " ");
-      char first[64];
-      int n = snprintf (first, sizeof first, "%d %.*s%s", (int) m->status, (int) len, m->meaning,
-                        m->meaning[len] ? "" : suffix);
-      put_word (out, first, (size_t) n < sizeof first ? (size_t) n : sizeof first - 1, &col);
-      if (m->meaning[len])
-        put_words (out, m->meaning + len + 1, suffix, &col);
-    }
+    if (STREQ (exit_meanings[i].program, program))
+      {
+        char status[16];
+        snprintf (status, sizeof status, "%d ", (int) exit_meanings[i].status);
+        put_words (out, status, exit_meanings[i].meaning, --left ? "," : ".", &col);
+      }
   fputc ('\n', out);
 }

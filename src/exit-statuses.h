@@ -8,7 +8,4 @@
    the --help width, to OUT.  */
 void exit_statuses_put_help (FILE *out, const char *program);
 
-/* The number of statuses PROGRAM documents (0 for an unknown program).  */
-size_t exit_statuses_count (const char *program);
-
 #endif
