@@ -13,8 +13,11 @@
 /* A write error already reported: close_stdout must not say it twice.  */
 static bool write_error_reported;
 
-/* clang says "address_sanitizer" where gcc defines __SANITIZE_ADDRESS__.  */
-#if defined __has_feature
+/* An AddressSanitizer build: gcc defines __SANITIZE_ADDRESS__, clang
+   says "address_sanitizer".  */
+#if defined __SANITIZE_ADDRESS__
+# define ARENABENCH_HAS_ASAN 1
+#elif defined __has_feature
 # if __has_feature (address_sanitizer)
 #  define ARENABENCH_HAS_ASAN 1
 # endif
@@ -197,7 +200,7 @@ close_stdout (void)
       warn (saved, "write error");
       _exit (EXIT_IOERR);
     }
-#if defined __SANITIZE_ADDRESS__ || ARENABENCH_HAS_ASAN
+#if ARENABENCH_HAS_ASAN
   /* The leak checker reports after the exit handlers: left open, its
      report reaches stderr instead of vanishing behind a bare exit 1.  */
   if (fflush (stderr) != 0)
