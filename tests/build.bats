@@ -57,7 +57,9 @@ configure_copy() {
   mkdir -p "$TMP/c/src"
   cp -r "$top_srcdir/configure" "$top_srcdir/Makefile.in" "$top_srcdir/config.h.in" "$top_srcdir/build-aux" "$TMP/c/"
   cp "$top_srcdir/src/arena.c" "$TMP/c/src/"
-  run bash -c "cd '$TMP/c' && ./configure $* 2>&1 | sed -n '/^  arenabench /,\$p'"
+  # The outer configure's preprocessor and linker flags: where libcsv
+  # lives in a prefix (-I/-L), configure cannot find it without them.
+  run bash -c "cd '$TMP/c' && ./configure CPPFLAGS='$(make_var CPPFLAGS)' LDFLAGS='$(make_var LDFLAGS)' $* 2>&1 | sed -n '/^  arenabench /,\$p'"
 }
 
 @test "configure without CUDA: its summary says so, with no nvcc, CUDA code or runtime line" {

@@ -119,9 +119,21 @@ Try 'd2h-overlap --help' for more information."
   run d2h-overlap --device 1023 $SMALL
   assert_status 69
   assert_output "d2h-overlap: CUDA device 1023 does not exist ($count available)"
+}
+
+@test "d2h-overlap: a local rank beyond the GPUs shares one, the rank modulo the GPUs" {
+  require_gpu
+  count=$(nvidia-smi -L | grep -c '^GPU')
+  # LOCAL_RANK picks the default --device; ranks past the last GPU wrap
+  # round (gpu.h), so 1023 runs on GPU 1023 % count, as --device would.
   run env LOCAL_RANK=1023 d2h-overlap $SMALL
-  assert_status 69
-  assert_output "d2h-overlap: CUDA device 1023 does not exist ($count available)"
+  assert_status 0
+  printf '%s\n' "$output" > "$TMP/rank.csv"
+  run d2h-overlap --device $((1023 % count)) $SMALL
+  assert_status 0
+  printf '%s\n' "$output" > "$TMP/device.csv"
+  [ "$(column pcie < "$TMP/rank.csv" | sort -u)" = "$(column pcie < "$TMP/device.csv" | sort -u)" ]
+  [ "$(column pcie < "$TMP/rank.csv" | sort -u | wc -l)" -eq 1 ]
 }
 
 @test "d2h-overlap: a malformed LOCAL_RANK is a usage error" {
