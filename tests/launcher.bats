@@ -31,12 +31,15 @@ ARENABENCH_LAUNCHER=none RANK=1 WORLD_SIZE=2|launcher=none rank=0 local_rank=0 w
 TABLE
 }
 
-@test "launchers that disagree, and ranks beyond their size, are usage errors naming the variables" {
+@test "launchers that disagree, ranks beyond their size, a local world beyond the world, are usage errors naming the variables" {
   usage_errors <<'TABLE'
 env RANK=2 OMPI_COMM_WORLD_RANK=1 arena-consume --print-rank|arena-consume: the launchers disagree on the rank: RANK=2 (torchrun) but OMPI_COMM_WORLD_RANK=1 (Open MPI)
 env OMPI_COMM_WORLD_SIZE=4 PMI_SIZE=2 arena-consume --print-rank|arena-consume: the launchers disagree on the world_size: OMPI_COMM_WORLD_SIZE=4 (Open MPI) but PMI_SIZE=2 (MPICH)
 env LOCAL_RANK=0 MPI_LOCALRANKID=1 arena-consume --print-rank|arena-consume: the launchers disagree on the local_rank: LOCAL_RANK=0 (torchrun) but MPI_LOCALRANKID=1 (MPICH)
 env RANK=4 WORLD_SIZE=4 arena-consume --print-rank|arena-consume: RANK=4 is not below WORLD_SIZE=4
+env RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=3 arena-consume --print-rank|arena-consume: LOCAL_WORLD_SIZE=3 is above WORLD_SIZE=2: a host's ranks are more than the world's
+env OMPI_COMM_WORLD_LOCAL_RANK=2 OMPI_COMM_WORLD_LOCAL_SIZE=2 arena-consume --print-rank|arena-consume: OMPI_COMM_WORLD_LOCAL_RANK=2 is not below OMPI_COMM_WORLD_LOCAL_SIZE=2
+env SLURM_PROCID=1 SLURM_LOCALID=2 SLURM_NTASKS=2 arena-consume --print-rank|arena-consume: SLURM_LOCALID=2 is not below SLURM_NTASKS=2
 env SLURM_LOCALID=0 SLURM_NTASKS=0 arena-consume --print-rank|arena-consume: SLURM_NTASKS=0: no ranks
 env RANK=x arena-consume --print-rank|arena-consume: RANK: invalid number 'x'
 env ARENABENCH_LAUNCHER=pbs arena-consume --print-rank|arena-consume: ARENABENCH_LAUNCHER: 'pbs' is not torchrun, openmpi, mpich, slurm or none
