@@ -32,6 +32,9 @@ struct group
 {
   struct entry *entries;
   size_t n, size;
+  long world;                   /* the first world_size given, or -1 */
+  const char *world_source;     /* and where */
+  size_t world_line;
 };
 
 struct reader
@@ -97,7 +100,7 @@ on_row (const struct summary_data *d, const struct csv_record *record, const siz
   if (gi == r->ngroups)
     {
       r->groups = xreallocarray (r->groups, r->ngroups + 1, sizeof *r->groups);
-      r->groups[r->ngroups++] = (struct group) { 0 };
+      r->groups[r->ngroups++] = (struct group) { .world = -1 };
     }
   struct group *g = &r->groups[gi];
   /* The engine counts a cell that is not a number as missing: a missing
@@ -117,12 +120,29 @@ on_row (const struct summary_data *d, const struct csv_record *record, const siz
   if (r->world != SIZE_MAX && options_parse_uint (record->fields[position[r->world]], LONG_MAX,
                                                   &world))
     e.world_size = (long) world;
+  if (e.world_size >= 0 && e.rank >= e.world_size)
+    die (EXIT_DATAERR, 0, "%s: line %zu: rank %ld is not below its world_size %ld",
+         record->source, record->line, e.rank, e.world_size);
+  if (e.world_size >= 0 && g->world >= 0 && e.world_size != g->world)
+    {
+      char where[512];
+      group_where (d, gi, where, sizeof where);
+      die (EXIT_DATAERR, 0, "%s: line %zu: world_size %ld, but %ld at %s line %zu: ranks of "
+           "runs of different sizes in %s", record->source, record->line, e.world_size,
+           g->world, g->world_source, g->world_line, where);
+    }
   e.host = r->host != SIZE_MAX ? xstrdup (record->fields[position[r->host]]) : NULL;
   e.device = r->device != SIZE_MAX ? xstrdup (record->fields[position[r->device]]) : NULL;
   e.source = source_of (r, record->source);
   if (g->n == g->size)
     g->entries = xreallocarray (g->entries, g->size = 2 * g->size + 4, sizeof *g->entries);
   g->entries[g->n++] = e;
+  if (g->world < 0 && e.world_size >= 0)
+    {
+      g->world = e.world_size;
+      g->world_source = e.source;
+      g->world_line = e.line;
+    }
 }
 
 static int

@@ -124,3 +124,21 @@ x      max of 1                2 (rank 0)"
 ,v,3,sum
 ,w,30,sum"
 }
+
+@test "--reduce refuses ranks of runs of different world_size in a group, and a rank not below its world_size" {
+  printf 'rank,world_size,v\n0,2,1\n1,2,1\n' > "$TMP/two.csv"
+  printf 'rank,world_size,v\n2,3,1\n' > "$TMP/three.csv"
+  printf 'rank,world_size,v\n0,2,1\n2,2,1\n' > "$TMP/beyond.csv"
+  run bench-summarize --reduce sum --value v "$TMP/two.csv" "$TMP/three.csv"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/three.csv: line 2: world_size 3, but 2 at $TMP/two.csv line 2: ranks of runs of different sizes in the input"
+  run bench-summarize --reduce sum --value v "$TMP/beyond.csv"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/beyond.csv: line 3: rank 2 is not below its world_size 2"
+  # Groups of different sizes, each one run: reduced.
+  printf 'repeat,rank,world_size,v\n1,0,2,1\n1,1,2,1\n2,0,1,5\n' > "$TMP/groups.csv"
+  run bash -c "set -o pipefail; bench-summarize --reduce sum --by repeat --value v --format csv '$TMP/groups.csv' | columns repeat value reduce ranks | grep sum"
+  assert_status 0
+  assert_output "1,2,sum,2
+2,5,sum,1"
+}
