@@ -221,7 +221,20 @@ reduce_one (const struct summary_reduce_options *o, const struct summary_data *d
     case REDUCE_SUM:
       return sum;
     case REDUCE_MEAN:
-      return sum / (double) g->n;
+      if (isfinite (sum))
+        return sum / (double) g->n;
+      {
+        /* The sum passed the largest double; the mean of finite values
+           cannot.  Sum them scaled by a power of two past twice the
+           count (exact, where dividing by the count would round up to
+           infinity at the largest double), and scale the mean back.  */
+        int e;
+        frexp ((double) g->n, &e);
+        sum = 0;
+        for (size_t k = 0; k < g->n; k++)
+          sum += ldexp (value_at (d, gi, &g->entries[k], i), -(e + 1));
+        return ldexp (sum / (double) g->n, e + 1);
+      }
     default:
       return rate ? pick * (double) g->n : pick;
     }

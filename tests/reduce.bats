@@ -142,3 +142,19 @@ x      max of 1                2 (rank 0)"
   assert_output "1,2,sum,2
 2,5,sum,1"
 }
+
+@test "--reduce mean of values near the largest double is their mean, not inf; their sum is inf" {
+  printf 'rank,v\n0,1e308\n1,1e308\n2,1e308\n3,1e308\n4,1e308\n' > "$TMP/e308.csv"
+  printf 'rank,v\n0,1.7976931348623157e308\n1,1.7976931348623157e308\n2,1.7976931348623157e308\n' > "$TMP/max.csv"
+  printf 'rank,v\n0,1.7e308\n1,1.5e308\n2,-1e308\n' > "$TMP/mixed.csv"
+  while IFS='|' read -r rule file expected; do
+    run bash -c "set -o pipefail; bench-summarize --reduce $rule --value v --format csv '$TMP/$file' | columns value reduce | tail -n 1"
+    assert_status 0
+    assert_output "$expected" || { echo "$rule $file" >&2; return 1; }
+  done <<'TABLE'
+mean|e308.csv|1e+308,mean
+mean|max.csv|1.7976931348623157e+308,mean
+mean|mixed.csv|7.333333333333333e+307,mean
+sum|e308.csv|inf,sum
+TABLE
+}
