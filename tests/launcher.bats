@@ -20,6 +20,7 @@ OMPI='OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_LOCAL_RANK=1 OMPI_COMM_WORLD_SIZE=4
     assert_output "$expected" || { echo "from: $vars" >&2; return 1; }
   done <<'TABLE'
 RANK=3 LOCAL_RANK=1 WORLD_SIZE=8 LOCAL_WORLD_SIZE=4|launcher=torchrun rank=3 local_rank=1 world_size=8 local_world_size=4
+RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2|launcher=torchrun rank=1 local_rank=1 world_size=2 local_world_size=2
 OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_LOCAL_RANK=0 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_LOCAL_SIZE=2|launcher=openmpi rank=2 local_rank=0 world_size=4 local_world_size=2
 PMI_RANK=5 MPI_LOCALRANKID=1 PMI_SIZE=6 MPI_LOCALNRANKS=3|launcher=mpich rank=5 local_rank=1 world_size=6 local_world_size=3
 SLURM_PROCID=7 SLURM_LOCALID=3 SLURM_NTASKS=16|launcher=slurm rank=7 local_rank=3 world_size=16 local_world_size=
