@@ -108,15 +108,22 @@ launcher_detect (struct launcher_rank *r)
       long *out[FIELD_COUNT] = { &r->rank, &r->local_rank, &r->world_size, &r->local_world_size };
       for (int f = 0; f < FIELD_COUNT; f++)
         *out[f] = from[f] ? value[f] : LAUNCHER_UNKNOWN;
-      /* A rank must lie below its size.  */
-      static const enum field pairs[][2] = { { RANK, WORLD_SIZE }, { LOCAL_RANK, LOCAL_WORLD_SIZE } };
+      /* A rank must lie below its size; a host's ranks are some of the
+         world's, so the local world is no larger than the world, and a
+         local rank (Slurm sets no local size) below the world too.  */
+      static const enum field pairs[][2] = { { RANK, WORLD_SIZE }, { LOCAL_RANK, LOCAL_WORLD_SIZE },
+                                             { LOCAL_WORLD_SIZE, WORLD_SIZE },
+                                             { LOCAL_RANK, WORLD_SIZE } };
       for (size_t p = 0; p < ARRAY_SIZE (pairs); p++)
         {
           enum field a = pairs[p][0], b = pairs[p][1];
-          if (from[a] && from[b] && value[a] >= value[b])
-            die (EXIT_USAGE, 0, "%s=%ld is not below %s=%ld", from[a], value[a], from[b], value[b]);
           if (from[b] && value[b] == 0)
             die (EXIT_USAGE, 0, "%s=0: no ranks", from[b]);
+          if (a == LOCAL_WORLD_SIZE && from[a] && from[b] && value[a] > value[b])
+            die (EXIT_USAGE, 0, "%s=%ld is above %s=%ld: a host's ranks are more than the "
+                 "world's", from[a], value[a], from[b], value[b]);
+          if (a != LOCAL_WORLD_SIZE && from[a] && from[b] && value[a] >= value[b])
+            die (EXIT_USAGE, 0, "%s=%ld is not below %s=%ld", from[a], value[a], from[b], value[b]);
         }
     }
   if (gethostname (r->host, sizeof r->host - 1) != 0)

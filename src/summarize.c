@@ -361,7 +361,8 @@ data_row (struct summary_data *d, struct summarize_reader *r,
       d->npair_keys += pair == d->npair_keys;
     }
 
-  if (d->ngroup_names == 0)
+  /* A hook's rows (ranks) differ by design: no pooling to warn of.  */
+  if (d->ngroup_names == 0 && !r->options->row_hook)
     note_texts (r, record);
   for (size_t v = 0; v < d->nvalues; v++)
     {
@@ -404,6 +405,8 @@ data_row (struct summary_data *d, struct summarize_reader *r,
       else
         cells[v].missing++;
     }
+  if (r->options->row_hook)
+    r->options->row_hook (d, record, r->position, g, r->options->row_context);
 }
 
 static void
@@ -432,6 +435,12 @@ summarize_new (const struct summarize_options *options)
   d->reader->level = SUMMARY_CANDIDATE_LEVEL;
   d->compare_index = SIZE_MAX;
   return d;
+}
+
+size_t
+summarize_column (const struct summary_data *d, const char *name)
+{
+  return column_index (d->reader, name);
 }
 
 /* Other tools' JSON results, as rows (foreign-results.c).  */

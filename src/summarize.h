@@ -21,6 +21,15 @@
 #include "intervals.h"
 #include "rank.h"
 
+struct summary_data;
+struct csv_record;
+/* A hook on the grouping (--reduce, summary-reduce.c): called with each
+   data row once its value cells are in its group.  GROUP indexes
+   summary_data.groups; POSITION maps each column of the first input
+   (summarize_column) to its field in RECORD.  */
+typedef void summary_row_hook (const struct summary_data *data, const struct csv_record *record,
+                               const size_t *position, size_t group, void *context);
+
 struct summarize_options
 {
   char **by;                    /* group columns, in output order */
@@ -38,6 +47,8 @@ struct summarize_options
   size_t nnamed;                /* (--fail-if-worse): always summarized */
   char **higher, **lower;       /* --higher-is-better, --lower-is-better */
   size_t nhigher, nlower;
+  summary_row_hook *row_hook;   /* or NULL */
+  void *row_context;
 };
 
 /* Where the first few bad cells of a column were, for the warnings.  */
@@ -178,6 +189,9 @@ void summary_where (const struct summary_data *data, size_t group, size_t skip,
 int summary_better_by_name (const char *name);
 
 struct summary_data *summarize_new (const struct summarize_options *options);
+/* The first input's column NAME, for a row hook's POSITION; SIZE_MAX:
+   none.  */
+size_t summarize_column (const struct summary_data *data, const char *name);
 /* Read PATH ("-" for stdin) into DATA; dies on bad input.  */
 void summarize_read (struct summary_data *data, const char *path);
 /* Read the --baseline file and then each candidate PATH.  */

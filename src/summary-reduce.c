@@ -2,12 +2,12 @@
    shown beside the aggregate. */
 #include "system.h"
 #include "summary-reduce.h"
-#include "cell-parse.h"
 #include "csv-reader.h"
 #include "csv-writer.h"
 #include "die.h"
 #include "options.h"
 #include "summarize.h"
+#include "summary-text.h"
 
 #include <limits.h>
 #include <math.h>
@@ -16,163 +16,165 @@ const char *const summary_reduce_names[REDUCE_RULE_COUNT + 1] = {
   "sum", "min", "mean", "max", "slowest", NULL,
 };
 
+/* One rank's row; its values are the group's cells at ROW.  */
 struct entry
 {
   long rank;
   char *host, *device;          /* NULL: no such column */
   long world_size;              /* -1: no such column, or empty */
-  double *values;
-  char *source;
+  size_t row;
+  const char *source;           /* one of reader.sources */
   size_t line;
 };
 
+/* The ranks of one of the engine's groups (summary_data.groups).  */
 struct group
 {
-  char **key;                   /* the --by cells */
   struct entry *entries;
   size_t n, size;
+  long world;                   /* the first world_size given, or -1 */
+  const char *world_source;     /* and where */
+  size_t world_line;
 };
 
 struct reader
 {
   const struct summary_reduce_options *o;
-  /* This file's column of each name (SIZE_MAX: none).  */
-  size_t rank, host, device, world, *by, *value;
-  struct group *groups;
+  bool resolved;
+  /* The first input's column of each name (SIZE_MAX: none).  */
+  size_t rank, host, device, world, *value;
+  struct group *groups;         /* as many as summary_data's, in order */
   size_t ngroups;
+  char **sources;               /* the inputs' names, each once */
+  size_t nsources;
 };
-
-static size_t
-find_column (const struct csv_record *record, const char *name)
-{
-  for (size_t f = 0; f < record->nfields; f++)
-    if (STREQ (record->fields[f], name))
-      return f;
-  return SIZE_MAX;
-}
-
-static size_t
-need_column (const struct csv_record *record, const char *option, const char *name)
-{
-  size_t f = find_column (record, name);
-  if (f == SIZE_MAX)
-    die (EXIT_USAGE, 0, "%s: no column %s in %s", option, quote (name), record->source);
-  return f;
-}
-
-/* A file's header: where its columns are (files may order them
-   differently).  */
-static void
-read_header (struct reader *r, const struct csv_record *record)
-{
-  r->rank = need_column (record, "--reduce", "rank");
-  r->host = find_column (record, "host");
-  r->device = find_column (record, "device");
-  r->world = find_column (record, "world_size");
-  for (size_t i = 0; i < r->o->nby; i++)
-    r->by[i] = need_column (record, "--by", r->o->by[i]);
-  for (size_t i = 0; i < r->o->nvalue; i++)
-    r->value[i] = need_column (record, "--value", r->o->value[i]);
-}
-
-static struct group *
-group_of (struct reader *r, const struct csv_record *record)
-{
-  for (size_t g = 0; g < r->ngroups; g++)
-    {
-      size_t i = 0;
-      while (i < r->o->nby && STREQ (r->groups[g].key[i], record->fields[r->by[i]]))
-        i++;
-      if (i == r->o->nby)
-        return &r->groups[g];
-    }
-  r->groups = xreallocarray (r->groups, r->ngroups + 1, sizeof *r->groups);
-  struct group *g = &r->groups[r->ngroups++];
-  *g = (struct group) { .key = xcalloc (r->o->nby + 1, sizeof *g->key) };
-  for (size_t i = 0; i < r->o->nby; i++)
-    g->key[i] = xstrdup (record->fields[r->by[i]]);
-  return g;
-}
 
 /* "repeat=1, phase=together" for messages, or "the input".  */
 static void
-group_where (const struct summary_reduce_options *o, const struct group *g, char *buf,
-             size_t size)
+group_where (const struct summary_data *d, size_t g, char *buf, size_t size)
 {
-  size_t n = 0;
-  snprintf (buf, size, "%s", o->nby ? "" : "the input");
-  for (size_t i = 0; i < o->nby && n < size; i++)
-    n += (size_t) snprintf (buf + n, size - n, "%s%s=%s", i ? ", " : "", o->by[i],
-                            quotef (g->key[i]));
+  summary_where (d, g, SIZE_MAX, buf, size);
+  size_t len = strlen (buf);
+  if (len >= 2)
+    buf[len - 2] = '\0';         /* the last ", " */
+  else
+    snprintf (buf, size, "the input");
 }
 
+static const char *
+source_of (struct reader *r, const char *source)
+{
+  if (!r->nsources || !STREQ (r->sources[r->nsources - 1], source))
+    {
+      r->sources = xreallocarray (r->sources, r->nsources + 1, sizeof *r->sources);
+      r->sources[r->nsources++] = xstrdup (source);
+    }
+  return r->sources[r->nsources - 1];
+}
+
+/* Where the rank columns are, once the engine has read the first
+   header.  */
 static void
-on_record (const struct csv_record *record, void *context)
+resolve (struct reader *r, const struct summary_data *d, const struct csv_record *record)
+{
+  r->rank = summarize_column (d, "rank");
+  if (r->rank == SIZE_MAX)
+    die (EXIT_USAGE, 0, "--reduce: no column %s in %s", quote ("rank"), record->source);
+  r->host = summarize_column (d, "host");
+  r->device = summarize_column (d, "device");
+  r->world = summarize_column (d, "world_size");
+  for (size_t i = 0; i < r->o->nvalue; i++)
+    r->value[i] = summarize_column (d, r->o->value[i]);
+  r->resolved = true;
+}
+
+/* The engine's row hook: the row's rank, host and device beside its
+   group's values.  */
+static void
+on_row (const struct summary_data *d, const struct csv_record *record, const size_t *position,
+        size_t gi, void *context)
 {
   struct reader *r = context;
-  if (record->line == 1)
+  if (!r->resolved)
+    resolve (r, d, record);
+  if (gi == r->ngroups)
     {
-      read_header (r, record);
-      return;
+      r->groups = xreallocarray (r->groups, r->ngroups + 1, sizeof *r->groups);
+      r->groups[r->ngroups++] = (struct group) { .world = -1 };
     }
-  /* A header again (reports appended to one file): skip it.  */
-  if (STREQ (record->fields[r->rank < record->nfields ? r->rank : 0], "rank"))
-    return;
-  size_t need = r->rank;
-  for (size_t i = 0; i < r->o->nby; i++)
-    need = r->by[i] > need ? r->by[i] : need;
+  struct group *g = &r->groups[gi];
+  /* The engine counts a cell that is not a number as missing: a missing
+     rank's value would drop that rank from the aggregate unseen.  */
   for (size_t i = 0; i < r->o->nvalue; i++)
-    need = r->value[i] > need ? r->value[i] : need;
-  if (record->nfields <= need)
-    die (EXIT_DATAERR, 0, "%s: line %zu: too few fields (%zu)", record->source, record->line,
-         record->nfields);
-  struct entry e = { .world_size = -1, .line = record->line };
+    if (d->groups[gi].cells[i].missing)
+      die (EXIT_DATAERR, 0, "%s: line %zu, column %s: %s is not a number: every rank's "
+           "value is needed", record->source, record->line, quote (r->o->value[i]),
+           quote (record->fields[position[r->value[i]]]));
+  const char *text = record->fields[position[r->rank]];
   uint64_t rank;
-  if (!options_parse_uint (record->fields[r->rank], LONG_MAX, &rank))
+  if (!options_parse_uint (text, LONG_MAX, &rank))
     die (EXIT_DATAERR, 0, "%s: line %zu, column 'rank': %s is not a rank", record->source,
-         record->line, quote (record->fields[r->rank]));
-  e.rank = (long) rank;
+         record->line, quote (text));
+  struct entry e = { .rank = (long) rank, .world_size = -1, .row = g->n, .line = record->line };
   uint64_t world;
-  if (r->world < record->nfields
-      && options_parse_uint (record->fields[r->world], LONG_MAX, &world))
+  if (r->world != SIZE_MAX && options_parse_uint (record->fields[position[r->world]], LONG_MAX,
+                                                  &world))
     e.world_size = (long) world;
-  struct group *g = group_of (r, record);
-  for (size_t i = 0; i < g->n; i++)
-    if (g->entries[i].rank == e.rank)
-      {
-        char where[512];
-        group_where (r->o, g, where, sizeof where);
-        die (EXIT_DATAERR, 0, "%s: line %zu: rank %ld appears twice in %s (first at %s line %zu)",
-             record->source, record->line, e.rank, where, g->entries[i].source,
-             g->entries[i].line);
-      }
-  e.values = xcalloc (r->o->nvalue, sizeof *e.values);
-  for (size_t i = 0; i < r->o->nvalue; i++)
+  if (e.world_size >= 0 && e.rank >= e.world_size)
+    die (EXIT_DATAERR, 0, "%s: line %zu: rank %ld is not below its world_size %ld",
+         record->source, record->line, e.rank, e.world_size);
+  if (e.world_size >= 0 && g->world >= 0 && e.world_size != g->world)
     {
-      const char *text = record->fields[r->value[i]];
-      /* A missing rank's value would drop that rank from the aggregate
-         unseen.  */
-      if (cell_parse (text, record->lengths[r->value[i]], &e.values[i]) != CELL_NUMBER)
-        {
-          free (e.values);
-          die (EXIT_DATAERR, 0, "%s: line %zu, column %s: %s is not a number: every rank's "
-               "value is needed", record->source, record->line, quote (r->o->value[i]),
-               quote (text));
-        }
+      char where[512];
+      group_where (d, gi, where, sizeof where);
+      die (EXIT_DATAERR, 0, "%s: line %zu: world_size %ld, but %ld at %s line %zu: ranks of "
+           "runs of different sizes in %s", record->source, record->line, e.world_size,
+           g->world, g->world_source, g->world_line, where);
     }
-  e.host = r->host < record->nfields ? xstrdup (record->fields[r->host]) : NULL;
-  e.device = r->device < record->nfields ? xstrdup (record->fields[r->device]) : NULL;
-  e.source = xstrdup (record->source);
+  e.host = r->host != SIZE_MAX ? xstrdup (record->fields[position[r->host]]) : NULL;
+  e.device = r->device != SIZE_MAX ? xstrdup (record->fields[position[r->device]]) : NULL;
+  e.source = source_of (r, record->source);
   if (g->n == g->size)
     g->entries = xreallocarray (g->entries, g->size = 2 * g->size + 4, sizeof *g->entries);
   g->entries[g->n++] = e;
+  if (g->world < 0 && e.world_size >= 0)
+    {
+      g->world = e.world_size;
+      g->world_source = e.source;
+      g->world_line = e.line;
+    }
 }
 
 static int
 by_rank (const void *a, const void *b)
 {
-  long x = ((const struct entry *) a)->rank, y = ((const struct entry *) b)->rank;
-  return (x > y) - (x < y);
+  const struct entry *x = a, *y = b;
+  if (x->rank != y->rank)
+    return (x->rank > y->rank) - (x->rank < y->rank);
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+/* A rank twice in a group, read in the order the rows came.  */
+static void
+check_twice (const struct summary_data *d, size_t gi, const struct group *g)
+{
+  for (size_t k = 1; k < g->n; k++)
+    if (g->entries[k].rank == g->entries[k - 1].rank)
+      {
+        const struct entry *first = &g->entries[k - 1], *again = &g->entries[k];
+        char where[512];
+        group_where (d, gi, where, sizeof where);
+        die (EXIT_DATAERR, 0, "%s: line %zu: rank %ld appears twice in %s (first at %s line %zu)",
+             again->source, again->line, again->rank, where, first->source, first->line);
+      }
+}
+
+/* E's value of column I: the engine's cells keep a group's values in
+   row order.  */
+static double
+value_at (const struct summary_data *d, size_t gi, const struct entry *e, size_t i)
+{
+  return d->groups[gi].cells[i].values[e->row];
 }
 
 /* Which way is better for value column I: 1 higher, -1 lower, 0 unknown. */
@@ -188,24 +190,24 @@ better (const struct summary_reduce_options *o, size_t i)
   return summary_better_by_name (o->value[i]);
 }
 
-/* The aggregate of value I over G's ranks, and the index of the entry
-   that set it (SIZE_MAX: all did).  */
+/* The aggregate of value I over the ranks of group GI, and the index of
+   the entry that set it (SIZE_MAX: all did).  */
 static double
-reduce_one (const struct summary_reduce_options *o, const struct group *g, size_t i,
-            size_t *setter)
+reduce_one (const struct summary_reduce_options *o, const struct summary_data *d, size_t gi,
+            const struct group *g, size_t i, size_t *setter)
 {
   enum reduce_rule rule = o->rule;
   int way = better (o, i);
   bool rate = rule == REDUCE_SLOWEST && way > 0;
   if (rule == REDUCE_SLOWEST)
     rule = rate ? REDUCE_MIN : REDUCE_MAX;
-  double sum = 0, pick = g->entries[0].values[i];
+  double sum = 0, pick = value_at (d, gi, &g->entries[0], i);
   *setter = SIZE_MAX;
   if (rule == REDUCE_MIN || rule == REDUCE_MAX)
     *setter = 0;
   for (size_t k = 0; k < g->n; k++)
     {
-      double v = g->entries[k].values[i];
+      double v = value_at (d, gi, &g->entries[k], i);
       sum += v;
       /* Strict: a tie stays with the lower rank (sorted first).  */
       if ((rule == REDUCE_MIN && v < pick) || (rule == REDUCE_MAX && v > pick))
@@ -219,7 +221,20 @@ reduce_one (const struct summary_reduce_options *o, const struct group *g, size_
     case REDUCE_SUM:
       return sum;
     case REDUCE_MEAN:
-      return sum / (double) g->n;
+      if (isfinite (sum))
+        return sum / (double) g->n;
+      {
+        /* The sum passed the largest double; the mean of finite values
+           cannot.  Sum them scaled by a power of two past twice the
+           count (exact, where dividing by the count would round up to
+           infinity at the largest double), and scale the mean back.  */
+        int e;
+        frexp ((double) g->n, &e);
+        sum = 0;
+        for (size_t k = 0; k < g->n; k++)
+          sum += ldexp (value_at (d, gi, &g->entries[k], i), -(e + 1));
+        return ldexp (sum / (double) g->n, e + 1);
+      }
     default:
       return rate ? pick * (double) g->n : pick;
     }
@@ -247,7 +262,7 @@ struct sheet
   bool table;
   size_t ncols;
   char **cells;                 /* table: every row's, in order */
-  size_t nrows;
+  size_t nrows, size;           /* rows in CELLS, and room */
   struct csv_line line;
   char **row;                   /* the row being filled */
   size_t at;
@@ -275,7 +290,9 @@ end_row (struct sheet *s)
 {
   if (s->table)
     {
-      s->cells = xreallocarray (s->cells, (s->nrows + 1) * s->ncols, sizeof *s->cells);
+      if (s->nrows == s->size)
+        s->cells = xreallocarray (s->cells, (s->size = 2 * s->size + 16) * s->ncols,
+                                  sizeof *s->cells);
       memcpy (s->cells + s->nrows * s->ncols, s->row, s->ncols * sizeof *s->row);
       s->nrows++;
     }
@@ -296,20 +313,24 @@ end_row (struct sheet *s)
 static void
 sheet_flush (struct sheet *s)
 {
+  /* Widths in terminal columns, not bytes: a UTF-8 key lines up.  */
   size_t *width = xcalloc (s->ncols, sizeof *width);
   for (size_t r = 0; r < s->nrows; r++)
     for (size_t c = 0; c < s->ncols; c++)
-      if (strlen (s->cells[r * s->ncols + c]) > width[c])
-        width[c] = strlen (s->cells[r * s->ncols + c]);
+      {
+        size_t w = summary_text_width (s->cells[r * s->ncols + c]);
+        width[c] = w > width[c] ? w : width[c];
+      }
   for (size_t r = 0; r < s->nrows; r++)
     {
       for (size_t c = 0; c < s->ncols; c++)
         {
           const char *t = s->cells[r * s->ncols + c];
+          fputs (t, s->out);
           if (c + 1 < s->ncols)
-            fprintf (s->out, "%-*s  ", (int) width[c], t);
+            fprintf (s->out, "%*s", (int) (width[c] - summary_text_width (t) + 2), "");
           else
-            fprintf (s->out, "%s\n", t);
+            fputc ('\n', s->out);
         }
       for (size_t c = 0; c < s->ncols; c++)
         free (s->cells[r * s->ncols + c]);
@@ -325,20 +346,21 @@ sheet_flush (struct sheet *s)
    then the aggregate's ("slowest of 4"), each value followed by the rank
    that set it.  */
 static void
-write_group (struct sheet *s, const struct summary_reduce_options *o, const struct group *g)
+write_group (struct sheet *s, const struct summary_reduce_options *o,
+             const struct summary_data *d, size_t gi, const struct group *g)
 {
   size_t n = o->nvalue;
   double *agg = xcalloc (n, sizeof *agg);
   size_t *setter = xcalloc (n, sizeof *setter);
   for (size_t i = 0; i < n; i++)
-    agg[i] = reduce_one (o, g, i, &setter[i]);
+    agg[i] = reduce_one (o, d, gi, g, i, &setter[i]);
   char text[96];
   for (size_t k = 0; k <= g->n; k++)
     for (size_t i = 0; i < (s->table ? 1 : n); i++)
       {
         const struct entry *e = k < g->n ? &g->entries[k] : NULL;
         for (size_t b = 0; b < o->nby; b++)
-          cell (s, g->key[b]);
+          cell (s, d->groups[gi].key[b]);
         if (e)
           {
             snprintf (text, sizeof text, "%ld", e->rank);
@@ -358,7 +380,7 @@ write_group (struct sheet *s, const struct summary_reduce_options *o, const stru
             {
               if (e || setter[v] == SIZE_MAX)
                 {
-                  cell_number (s, e ? e->values[v] : agg[v]);
+                  cell_number (s, e ? value_at (d, gi, e, v) : agg[v]);
                   continue;
                 }
               snprintf (text, sizeof text, "%.6g (rank %ld)", agg[v],
@@ -368,7 +390,7 @@ write_group (struct sheet *s, const struct summary_reduce_options *o, const stru
         else
           {
             cell (s, o->value[i]);
-            cell_number (s, e ? e->values[i] : agg[i]);
+            cell_number (s, e ? value_at (d, gi, e, i) : agg[i]);
             cell (s, e ? NULL : summary_reduce_names[o->rule]);
             if (!e && setter[i] != SIZE_MAX)
               snprintf (text, sizeof text, "%ld", g->entries[setter[i]].rank);
@@ -388,7 +410,8 @@ write_group (struct sheet *s, const struct summary_reduce_options *o, const stru
 /* Ranks the launcher started but no row has: the aggregate is of fewer
    ranks than ran, and the user is told.  */
 static void
-warn_missing_ranks (const struct summary_reduce_options *o, const struct group *g)
+warn_missing_ranks (const struct summary_reduce_options *o, const struct summary_data *d,
+                    size_t gi, const struct group *g)
 {
   long world = -1;
   for (size_t k = 0; k < g->n; k++)
@@ -396,7 +419,7 @@ warn_missing_ranks (const struct summary_reduce_options *o, const struct group *
   if (world > 0 && (size_t) world != g->n)
     {
       char where[512];
-      group_where (o, g, where, sizeof where);
+      group_where (d, gi, where, sizeof where);
       warn (0, "%s: %zu rank%s of world_size %ld: the %s is of the ranks present only", where,
             g->n, g->n == 1 ? "" : "s", world, summary_reduce_names[o->rule]);
     }
@@ -413,21 +436,23 @@ summary_reduce_run (FILE *out, const struct summary_reduce_options *o, char **pa
       if (!better (o, i))
         die (EXIT_USAGE, 0, "--reduce slowest: %s is neither a rate nor a time by its name; "
              "say which with --higher-is-better or --lower-is-better", quote (o->value[i]));
+  /* The main engine reads and groups (summarize.c); the hook keeps
+     each row's rank beside its group's values.  */
   struct reader r = { .o = o };
-  r.by = xcalloc (o->nby + 1, sizeof *r.by);
   r.value = xcalloc (o->nvalue, sizeof *r.value);
-  struct csv_reader *reader = csv_reader_new (on_record, &r);
-  static char *stdin_path[] = { "-" };
-  if (!npaths)
-    {
-      paths = stdin_path;
-      npaths = 1;
-    }
-  for (size_t p = 0; p < npaths; p++)
-    csv_reader_read_path (reader, paths[p]);
-  csv_reader_free (reader);
+  struct summarize_options so = {
+    .by = o->by, .nby = o->nby, .value = o->value, .nvalue = o->nvalue,
+    .row_hook = on_row, .row_context = &r,
+  };
+  struct summary_data *d = summarize_new (&so);
+  summarize_read_all (d, paths, npaths);
   if (!r.ngroups)
     die (EXIT_NOINPUT, 0, "no rows to reduce");
+  for (size_t g = 0; g < r.ngroups; g++)
+    {
+      qsort (r.groups[g].entries, r.groups[g].n, sizeof *r.groups[g].entries, by_rank);
+      check_twice (d, g, &r.groups[g]);
+    }
 
   struct sheet sheet = { .out = out, .table = o->table };
   sheet.ncols = o->nby + 3 + (o->table ? o->nvalue : 5);
@@ -452,10 +477,8 @@ summary_reduce_run (FILE *out, const struct summary_reduce_options *o, char **pa
   end_row (&sheet);
   for (size_t g = 0; g < r.ngroups; g++)
     {
-      struct group *grp = &r.groups[g];
-      qsort (grp->entries, grp->n, sizeof *grp->entries, by_rank);
-      warn_missing_ranks (o, grp);
-      write_group (&sheet, o, grp);
+      warn_missing_ranks (o, d, g, &r.groups[g]);
+      write_group (&sheet, o, d, g, &r.groups[g]);
     }
   if (o->table)
     sheet_flush (&sheet);
@@ -467,18 +490,16 @@ summary_reduce_run (FILE *out, const struct summary_reduce_options *o, char **pa
       struct group *grp = &r.groups[g];
       for (size_t k = 0; k < grp->n; k++)
         {
-          free (grp->entries[k].values);
           free (grp->entries[k].host);
           free (grp->entries[k].device);
-          free (grp->entries[k].source);
         }
-      for (size_t b = 0; b < o->nby; b++)
-        free (grp->key[b]);
-      free (grp->key);
       free (grp->entries);
     }
   free (r.groups);
-  free (r.by);
+  for (size_t i = 0; i < r.nsources; i++)
+    free (r.sources[i]);
+  free (r.sources);
   free (r.value);
+  summarize_free (d, NULL, 0);
   return EXIT_OK;
 }

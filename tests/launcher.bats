@@ -20,6 +20,7 @@ OMPI='OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_LOCAL_RANK=1 OMPI_COMM_WORLD_SIZE=4
     assert_output "$expected" || { echo "from: $vars" >&2; return 1; }
   done <<'TABLE'
 RANK=3 LOCAL_RANK=1 WORLD_SIZE=8 LOCAL_WORLD_SIZE=4|launcher=torchrun rank=3 local_rank=1 world_size=8 local_world_size=4
+RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2|launcher=torchrun rank=1 local_rank=1 world_size=2 local_world_size=2
 OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_LOCAL_RANK=0 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_LOCAL_SIZE=2|launcher=openmpi rank=2 local_rank=0 world_size=4 local_world_size=2
 PMI_RANK=5 MPI_LOCALRANKID=1 PMI_SIZE=6 MPI_LOCALNRANKS=3|launcher=mpich rank=5 local_rank=1 world_size=6 local_world_size=3
 SLURM_PROCID=7 SLURM_LOCALID=3 SLURM_NTASKS=16|launcher=slurm rank=7 local_rank=3 world_size=16 local_world_size=
@@ -31,12 +32,15 @@ ARENABENCH_LAUNCHER=none RANK=1 WORLD_SIZE=2|launcher=none rank=0 local_rank=0 w
 TABLE
 }
 
-@test "launchers that disagree, and ranks beyond their size, are usage errors naming the variables" {
+@test "launchers that disagree, ranks beyond their size, a local world beyond the world, are usage errors naming the variables" {
   usage_errors <<'TABLE'
 env RANK=2 OMPI_COMM_WORLD_RANK=1 arena-consume --print-rank|arena-consume: the launchers disagree on the rank: RANK=2 (torchrun) but OMPI_COMM_WORLD_RANK=1 (Open MPI)
 env OMPI_COMM_WORLD_SIZE=4 PMI_SIZE=2 arena-consume --print-rank|arena-consume: the launchers disagree on the world_size: OMPI_COMM_WORLD_SIZE=4 (Open MPI) but PMI_SIZE=2 (MPICH)
 env LOCAL_RANK=0 MPI_LOCALRANKID=1 arena-consume --print-rank|arena-consume: the launchers disagree on the local_rank: LOCAL_RANK=0 (torchrun) but MPI_LOCALRANKID=1 (MPICH)
 env RANK=4 WORLD_SIZE=4 arena-consume --print-rank|arena-consume: RANK=4 is not below WORLD_SIZE=4
+env RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=3 arena-consume --print-rank|arena-consume: LOCAL_WORLD_SIZE=3 is above WORLD_SIZE=2: a host's ranks are more than the world's
+env OMPI_COMM_WORLD_LOCAL_RANK=2 OMPI_COMM_WORLD_LOCAL_SIZE=2 arena-consume --print-rank|arena-consume: OMPI_COMM_WORLD_LOCAL_RANK=2 is not below OMPI_COMM_WORLD_LOCAL_SIZE=2
+env SLURM_PROCID=1 SLURM_LOCALID=2 SLURM_NTASKS=2 arena-consume --print-rank|arena-consume: SLURM_LOCALID=2 is not below SLURM_NTASKS=2
 env SLURM_LOCALID=0 SLURM_NTASKS=0 arena-consume --print-rank|arena-consume: SLURM_NTASKS=0: no ranks
 env RANK=x arena-consume --print-rank|arena-consume: RANK: invalid number 'x'
 env ARENABENCH_LAUNCHER=pbs arena-consume --print-rank|arena-consume: ARENABENCH_LAUNCHER: 'pbs' is not torchrun, openmpi, mpich, slurm or none

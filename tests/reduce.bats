@@ -48,8 +48,8 @@ rank          host  device  items_per_s      seconds
 slowest of 3                2701.5 (rank 2)  2.5 (rank 2)"
 }
 
-@test "--reduce per group of --by, files concatenated, a tie goes to the lower rank" {
-  printf 'rank,repeat,items_per_s,host\n0,2,5,a\n1,2,5,a\n' > "$TMP/more.csv"
+@test "--reduce per group of --by, files concatenated (columns in another order), a tie goes to the lower rank" {
+  printf 'rank,repeat,seconds,items_per_s,world_size,device,host\n0,2,1,5,2,0,a\n1,2,1,5,2,1,a\n' > "$TMP/more.csv"
   run bash -c "set -o pipefail; bench-summarize --reduce min --by repeat --value items_per_s --format csv '$TMP/ranks.csv' '$TMP/more.csv' | columns repeat rank value reduce set_by"
   assert_status 0
   assert_output "repeat,rank,value,reduce,set_by
@@ -97,4 +97,64 @@ TABLE
   run bash -c "set -o pipefail; bench-summarize --reduce slowest --lower-is-better score --value score --format csv '$TMP/score.csv' | columns value set_by | tail -n 1"
   assert_status 0
   assert_output "3,0"
+}
+
+@test "--reduce table: a UTF-8 key and host are padded by their terminal columns, not their bytes" {
+  printf 'phase,rank,host,v\nαβγ,0,東京,1\nx,0,h,2\n' > "$TMP/utf8.csv"
+  run bench-summarize --reduce max --by phase --value v --format table "$TMP/utf8.csv"
+  assert_status 0
+  assert_output "# --reduce max over the ranks of each group: v: the highest rank's value
+# (rank N): the rank that set it
+phase  rank      host  device  v
+αβγ    0         東京          1
+αβγ    max of 1                1 (rank 0)
+x      0         h             2
+x      max of 1                2 (rank 0)"
+}
+
+@test "--reduce reads as --by does: a header repeated in another order (reports concatenated) maps the rows after it" {
+  { printf 'rank,v,w\n0,1,10\n'; printf 'w,v,rank\n20,2,1\n'; } > "$TMP/cat.csv"
+  run bash -c "set -o pipefail; bench-summarize --reduce sum --value v,w --format csv '$TMP/cat.csv' | columns rank column value reduce"
+  assert_status 0
+  assert_output "rank,column,value,reduce
+0,v,1,
+0,w,10,
+1,v,2,
+1,w,20,
+,v,3,sum
+,w,30,sum"
+}
+
+@test "--reduce refuses ranks of runs of different world_size in a group, and a rank not below its world_size" {
+  printf 'rank,world_size,v\n0,2,1\n1,2,1\n' > "$TMP/two.csv"
+  printf 'rank,world_size,v\n2,3,1\n' > "$TMP/three.csv"
+  printf 'rank,world_size,v\n0,2,1\n2,2,1\n' > "$TMP/beyond.csv"
+  run bench-summarize --reduce sum --value v "$TMP/two.csv" "$TMP/three.csv"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/three.csv: line 2: world_size 3, but 2 at $TMP/two.csv line 2: ranks of runs of different sizes in the input"
+  run bench-summarize --reduce sum --value v "$TMP/beyond.csv"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/beyond.csv: line 3: rank 2 is not below its world_size 2"
+  # Groups of different sizes, each one run: reduced.
+  printf 'repeat,rank,world_size,v\n1,0,2,1\n1,1,2,1\n2,0,1,5\n' > "$TMP/groups.csv"
+  run bash -c "set -o pipefail; bench-summarize --reduce sum --by repeat --value v --format csv '$TMP/groups.csv' | columns repeat value reduce ranks | grep sum"
+  assert_status 0
+  assert_output "1,2,sum,2
+2,5,sum,1"
+}
+
+@test "--reduce mean of values near the largest double is their mean, not inf; their sum is inf" {
+  printf 'rank,v\n0,1e308\n1,1e308\n2,1e308\n3,1e308\n4,1e308\n' > "$TMP/e308.csv"
+  printf 'rank,v\n0,1.7976931348623157e308\n1,1.7976931348623157e308\n2,1.7976931348623157e308\n' > "$TMP/max.csv"
+  printf 'rank,v\n0,1.7e308\n1,1.5e308\n2,-1e308\n' > "$TMP/mixed.csv"
+  while IFS='|' read -r rule file expected; do
+    run bash -c "set -o pipefail; bench-summarize --reduce $rule --value v --format csv '$TMP/$file' | columns value reduce | tail -n 1"
+    assert_status 0
+    assert_output "$expected" || { echo "$rule $file" >&2; return 1; }
+  done <<'TABLE'
+mean|e308.csv|1e+308,mean
+mean|max.csv|1.7976931348623157e+308,mean
+mean|mixed.csv|7.333333333333333e+307,mean
+sum|e308.csv|inf,sum
+TABLE
 }
