@@ -2,9 +2,9 @@
 #
 #   awk -f tests/doc-examples.awk README man/arena-produce.1 ...
 #
-# Prints each example as a line "== FILE:LINE[ gpu]" (where its block
-# begins; "gpu" where the block is marked as needing a GPU), then its
-# command lines as a shell reads them.  With -v join=1 it prints one
+# Prints each example as a line "== FILE:LINE[ gpu][ long]" (where its
+# block begins, and its marks), then its command lines as a shell reads
+# them.  With -v join=1 it prints one
 # command a line instead, continuation lines joined, and no "==" lines.
 #
 # README (plain text): every block of lines indented by 4 or more spaces
@@ -16,13 +16,14 @@
 # roff escapes undone.  Where a block has lines starting with "$ ", those
 # are the commands (with the lines that continue them: a line ending in
 # '\e'), and the rest is output shown; else every line is a command.  A
-# comment line '.\" example: gpu' in the block marks it as needing a GPU
-# where its commands do not say so themselves (a driver that would run
-# its CPU arms without one).
+# comment line '.\" example: gpu long' in the block marks it: gpu, it
+# needs a GPU where its commands do not say so themselves (a driver that
+# would run its CPU arms without one); long, it runs for minutes, as the
+# page says.
 
 function flush(   i) {
   if (n == 0) return
-  if (!join) print "== " where (gpu ? " gpu" : "")
+  if (!join) print "== " where (gpu ? " gpu" : "") (long ? " long" : "")
   for (i = 1; i <= n; i++) {
     if (join) {
       # A line ending in '\' goes on, and so does one ending in a pipe.
@@ -34,7 +35,7 @@ function flush(   i) {
       print text[i]
   }
   if (join && cmd != "") { print cmd; cmd = "" }
-  n = 0; gpu = 0
+  n = 0; gpu = 0; long = 0
 }
 
 # The roff escapes our pages use, as a shell needs them.
@@ -65,7 +66,7 @@ FNR == 1 {
 # --- a man page ---------------------------------------------------------
 /^\.SH / { section = $0; sub(/^\.SH +"?/, "", section); sub(/"$/, "", section) }
 section != "EXAMPLES" { next }
-/^\.(EX|nf)( |$)/ { inex = 1; start = FNR; n = 0; gpu = 0; prompts = 0; cont = 0; m = 0; next }
+/^\.(EX|nf)( |$)/ { inex = 1; start = FNR; n = 0; gpu = 0; long = 0; prompts = 0; cont = 0; m = 0; next }
 /^\.(EE|fi)( |$)/ {
   inex = 0
   where = FILENAME ":" start
@@ -83,7 +84,7 @@ section != "EXAMPLES" { next }
   flush()
   next
 }
-inex && /^\.\\" example: gpu$/ { gpu = 1; next }
+inex && /^\.\\" example:/ { gpu = / gpu( |$)/; long = / long( |$)/; next }
 inex && /^\.(RS|RE|PP|br)( |$)/ { next }
 inex && /^\.\\"/ { next }
 inex {

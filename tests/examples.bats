@@ -35,14 +35,17 @@ split_examples() {
 }
 
 # example_kind FILE: what the example in FILE needs: launcher (srun,
-# mpirun or torchrun), gpu (a GPU command or option, or the page's mark),
+# mpirun or torchrun), long (marked so: it runs for minutes, as its page
+# says), gpu (a GPU command or option, or the page's mark),
 # build (installs or builds: the quick start, configure's options),
 # hyperfine, or cpu (nothing but this build).
 example_kind() {
   local text=$1
   if grep -qE '(^|[^[:alnum:]_-])(srun|mpirun|torchrun)([^[:alnum:]_-]|$)' "$text"; then
     echo launcher
-  elif grep -q ' gpu$' "$text.where" ||
+  elif grep -q ' long$' "$text.where"; then
+    echo long
+  elif grep -q ' gpu\( long\)\?$' "$text.where" ||
        grep -qE 'h2d-check|d2h-overlap|--calibrate|h2d-sweep|transfer-overlap|multi-gpu-h2d' "$text"; then
     echo gpu
   elif grep -qE '^(apt-get|autoreconf|\./configure|make)( |$)' "$text"; then
@@ -64,14 +67,19 @@ use_examples() {
   EX=$BATS_FILE_TMPDIR/$1
 }
 
-# examples_of KIND: the numbers of the examples of KIND, one a line.
+# examples_of KIND [PAGE]: the numbers of the examples of KIND (of man
+# page PAGE alone), one a line.
 examples_of() {
-  awk -v kind="$1" '$2 == kind { print $1 }' "$EX/kinds"
+  local i
+  for i in $(awk -v kind="$1" '$2 == kind { print $1 }' "$EX/kinds"); do
+    [ $# -lt 2 ] || [[ $(where "$i") == "man/$2:"* ]] || continue
+    echo "$i"
+  done
 }
 
 # where N: FILE:LINE of example N.
 where() {
-  sed 's/ gpu$//' "$EX/$1.where"
+  sed 's/ .*//' "$EX/$1.where"
 }
 
 # run_example N: example N in a fresh directory; fails, saying which
@@ -105,28 +113,34 @@ run_example() {
   fi
 }
 
-# run_kind KIND: every example of KIND (after split_examples), at least one.
+# run_kind KIND [PAGE]: every example of KIND (of PAGE), at least one.
 run_kind() {
   local i n=0
-  for i in $(examples_of "$1"); do
+  for i in $(examples_of "$@"); do
     n=$((n + 1))
     run_example "$i"
   done
   [ "$n" -gt 0 ]
 }
 
-# skip_kind KIND WHY: skip this test, naming the examples of KIND not run.
+# skip_kind KIND [PAGE] WHY: skip this test, naming the examples of KIND
+# (of PAGE) not run.
 skip_kind() {
-  local i list=
-  for i in $(examples_of "$1"); do list+=" $(where "$i")"; done
-  skip "$2:${list:- none}"
+  local i list= why=${!#}
+  for i in $(examples_of "${@:1:$#-1}"); do list+=" $(where "$i")"; done
+  skip "$why:${list:- none}"
 }
 
-# require_gpu_for KIND: skips as require_gpu does, naming the examples.
+# require_gpu_for KIND [PAGE]: skips as require_gpu does, naming the
+# examples.
 require_gpu_for() {
-  cuda_build || skip_kind "$1" "built without CUDA, not run"
-  gpu_listed || skip_kind "$1" "no NVIDIA GPU on this machine, not run"
+  cuda_build || skip_kind "$@" "built without CUDA, not run"
+  gpu_listed || skip_kind "$@" "no NVIDIA GPU on this machine, not run"
 }
+
+# The man pages with GPU examples, each its own test below (each has its
+# own time limit).
+GPU_PAGES='d2h-overlap.1 h2d-check.1 h2d-sweep.1 transfer-overlap.1'
 
 # launcher_blockers: why each launcher example cannot run here, one a
 # line ("FILE:LINE: why"); none where all can.
@@ -203,7 +217,7 @@ No prompt, in .nf:
 .PP
 .nf
 .RS
-.\" example: gpu
+.\" example: gpu long
 g \e
   h
 .RE
@@ -222,7 +236,7 @@ three
 a \\--b | c 'd' \\
     --e
 f
-== $TMP/x.1:17 gpu
+== $TMP/x.1:17 gpu long
 g \\
   h"
   run doc_commands "$TMP/x.1"
@@ -319,10 +333,46 @@ $top_srcdir/contrib/pinned-arena"
   run_kind cpu
 }
 
-@test "man pages: the GPU examples run as printed" {
+@test "man pages: the GPU examples are all on the pages tested below" {
+  local i page
   use_examples man
-  require_gpu_for gpu
-  run_kind gpu
+  for i in $(examples_of gpu); do
+    page=$(where "$i")
+    page=${page#man/}
+    [[ " $GPU_PAGES " == *" ${page%%:*} "* ]] || { echo "$page: a GPU example on a page not in GPU_PAGES" >&2; return 1; }
+  done
+}
+
+@test "man pages: d2h-overlap(1)'s GPU examples run as printed" {
+  use_examples man
+  require_gpu_for gpu d2h-overlap.1
+  run_kind gpu d2h-overlap.1
+}
+
+@test "man pages: h2d-check(1)'s GPU examples run as printed" {
+  use_examples man
+  require_gpu_for gpu h2d-check.1
+  run_kind gpu h2d-check.1
+}
+
+@test "man pages: h2d-sweep(1)'s GPU examples run as printed" {
+  use_examples man
+  require_gpu_for gpu h2d-sweep.1
+  run_kind gpu h2d-sweep.1
+}
+
+@test "man pages: transfer-overlap(1)'s GPU examples run as printed" {
+  use_examples man
+  require_gpu_for gpu transfer-overlap.1
+  run_kind gpu transfer-overlap.1
+}
+
+# Those that run for minutes (their pages say so) only when asked.
+@test "man pages: the long GPU examples run as printed (ARENABENCH_LONG_EXAMPLES=1)" {
+  use_examples man
+  [ -n "${ARENABENCH_LONG_EXAMPLES:-}" ] || skip_kind long "long-running, not run unless ARENABENCH_LONG_EXAMPLES=1"
+  require_gpu_for long
+  run_kind long
 }
 
 @test "man pages: the srun examples run as printed" {
