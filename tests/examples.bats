@@ -95,7 +95,7 @@ run_example() {
   case $(where "$i") in
     man/bench-summarize.1:*) cp "$top_srcdir/tests/data/h2d.csv" "$top_srcdir/tests/data/overlap.csv" "$dir/" ;;
   esac
-  run bash -c 'cd "$1" && exec bash -e -o pipefail "$2" 2> "$1.err"' _ "$dir" "$EX/$i"
+  run bash -c 'cd "$1" && exec bash -e -o pipefail "$2" 2> "$1.err" < /dev/null' _ "$dir" "$EX/$i"
   ok=0
   [ "$status" -ne 0 ] || ok=1
   if grep -q -e '--fail-if-worse' "$EX/$i"; then
