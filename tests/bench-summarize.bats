@@ -860,10 +860,7 @@ bench-summarize: write error: No space left on device"
 # The commands of man/bench-summarize.1's EXAMPLES, one a line, with roff
 # escapes undone and continuation lines joined.
 man_examples() {
-  awk '/^\.SH EXAMPLES/ { on = 1 } /^\.SH SEE ALSO/ { on = 0 }
-       on && /^\.fi/ { inex = 0; print cmd; cmd = "" }
-       on && inex { l = $0; gsub(/\\-/, "-", l); if (sub(/ *\\e$/, "", l)) cmd = cmd l " "; else cmd = cmd l }
-       on && /^\.nf/ { inex = 1 }' "$top_srcdir/man/bench-summarize.1"
+  doc_commands "$top_srcdir/man/bench-summarize.1"
 }
 
 example_output() {

@@ -542,30 +542,3 @@ Try 'h2d-check --help' for more information."
   run h2d-check - < /dev/null
   [ "$status" -eq 69 ] || [ "$status" -eq 66 ]
 }
-
-# ------------------------------------------------------ manual examples
-
-@test "the EXAMPLES of the manual pages run and leave nothing behind" {
-  local page cmd n=0
-  cd "$TMP"
-  for page in arena-produce.1 arena-consume.1 arenabench.7; do
-    # Commands are the lines after '.EX' that start with '$ '.
-    while IFS= read -r cmd; do
-      n=$((n + 1))
-      # Any failure shows as a status or on stderr.
-      run timeout 60 bash -c "{ $cmd
-} 2> '$TMP/example.err'"
-      # Under a small RLIMIT_MEMLOCK (8 MiB for ordinary users) a --pin
-      # example cannot page-lock its arenas; the consumer says so, once per
-      # arena, and reads them pageable.  Nothing else may be said.
-      if [[ $cmd == *--pin* ]] && ! can_lock $((128 << 20)); then
-        sed -i -E "/^arena-consume: arena '\/arenabench\.[0-9]+\.[0-9a-f]{24}': cannot page-lock [0-9]+ bytes: mlock: Cannot allocate memory \(RLIMIT_MEMLOCK is [0-9]+ bytes; raise it with 'ulimit -l'\); reading it pageable$/d" "$TMP/example.err"
-      fi
-      if [ "$status" -ne 0 ] || [ -s "$TMP/example.err" ]; then
-        echo "$page: '$cmd' exited $status: $output $(cat "$TMP/example.err")" >&2
-        return 1
-      fi
-    done < <(awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0 } ex && /^\$ / { sub(/^\$ /, ""); gsub(/\\-/, "-"); gsub(/\\e/, "\\"); print }' "$top_srcdir/man/$page")
-  done
-  [ "$n" -ge 6 ]
-}

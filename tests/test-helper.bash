@@ -248,6 +248,17 @@ first_arena() {
 }
 export -f columns column first_arena
 
+# doc_examples FILE...: the examples README and the man pages show, each
+# a line "== FILE:LINE[ gpu]" and its commands (tests/doc-examples.awk);
+# doc_commands FILE...: one command a line, continuation lines joined.
+doc_examples() {
+  awk -f "$top_srcdir/tests/doc-examples.awk" "$@"
+}
+
+doc_commands() {
+  awk -v join=1 -f "$top_srcdir/tests/doc-examples.awk" "$@"
+}
+
 # lint_assertions FILE...: assertions that set -e ignores (a '!' command,
 # the first half of 'a && b', anywhere but last), as FILE:LINE: WHY;
 # tests/assertions.bats runs it over every test file.
