@@ -58,7 +58,7 @@ check() {
   assert_output "$(printf '%s\n' backend cpu-list dtype epochs fill fill-chunk fill-rate help items kind list-backends numa-node pin share size slots sweep timeout version workers)"
   run driver_options pinned-arena
   assert_status 0
-  assert_output "$(printf '%s\n' compute-us cpu dtype fill force from help inflight items kind out plot repeats size slots staging-threads static-workers timeout trace version workers)"
+  assert_output "$(printf '%s\n' compute-us cpu dtype fill fill-rate force from help inflight items kind out plot repeats size slots staging-threads static-workers timeout trace version workers)"
 }
 
 @test "every long option of each command is in its --help and its man page" {
