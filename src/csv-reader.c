@@ -144,7 +144,6 @@ read_json (struct csv_reader *r, int fd, const char *buffer, size_t have, const 
         text = xreallocarray (text, size *= 2, 1);
     }
   r->json_fn (text, used, source, r->context);
-  free (text);
 }
 
 void

@@ -40,12 +40,13 @@ emit (csv_record_fn fn, void *context, const char *source, size_t line, char **f
 }
 
 void
-foreign_results_read (const char *text, size_t len, const char *source, csv_record_fn fn,
+foreign_results_read (char *text, size_t len, const char *source, csv_record_fn fn,
                       void *context)
 {
   const char *why;
   size_t line;
   struct json_value *root = json_value_parse (text, len, &why, &line);
+  free (text);
   if (!root)
     die (EXIT_DATAERR, 0, "%s: line %zu: malformed JSON: %s", source, line, why);
   const struct foreign_format *f = NULL;
@@ -75,11 +76,12 @@ foreign_results_read (const char *text, size_t len, const char *source, csv_reco
         die (EXIT_DATAERR, 0, "%s: %s", source, f->missing);
       for (size_t t = 0; t < times->n; t++)
         {
-          if (times->items[t].type != JSON_NUMBER)
+          if (!times->numbers && times->items[t].type != JSON_NUMBER)
             die (EXIT_DATAERR, 0, "%s: %s's JSON: %s[%zu] (%s): time %zu is not a number",
                  source, f->tool, f->list, e, quote (name->string), t);
           char number[32];
-          snprintf (number, sizeof number, "%.17g", times->items[t].number);
+          snprintf (number, sizeof number, "%.17g",
+                    times->numbers ? times->numbers[t] : times->items[t].number);
           char *fields[] = { name->string, number };
           emit (fn, context, source, ++row, fields, 2);
         }

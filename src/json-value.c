@@ -2,6 +2,7 @@
 #include "system.h"
 #include "json-value.h"
 #include "die.h"
+#include "cell-parse.h"
 
 #include <math.h>
 
@@ -72,12 +73,19 @@ put_utf8 (char *out, size_t *n, unsigned long c)
 }
 
 /* A string at J->p (its opening quote) into *OUT (malloc'd).  Escapes
-   never lengthen the text, so its length bounds the result.  */
+   never lengthen the text, so the string's own text up to its closing
+   quote bounds the result: sized by that, never by the rest of the
+   input, which made reading quadratic in time and memory.  */
 static bool
 parse_string (struct json_parser *j, char **out)
 {
   const char *p = ++j->p;
-  char *s = xmalloc ((size_t) (j->end - p) + 1);
+  const char *close = p;
+  while (close < j->end && *close != '"')
+    close += *close == '\\' ? 2 : 1;
+  if (close > j->end)
+    close = j->end;
+  char *s = xmalloc ((size_t) (close - p) + 1);
   size_t n = 0;
   while (p < j->end && *p != '"')
     {
@@ -152,7 +160,10 @@ parse_list (struct json_parser *j, struct json_value *v, int depth, bool object)
       if (v->n == size)
         {
           size = size ? 2 * size : 4;
-          v->items = xreallocarray (v->items, size, sizeof *v->items);
+          if (v->numbers)
+            v->numbers = xreallocarray (v->numbers, size, sizeof *v->numbers);
+          else
+            v->items = xreallocarray (v->items, size, sizeof *v->items);
           if (object)
             v->keys = xreallocarray (v->keys, size, sizeof *v->keys);
         }
@@ -171,8 +182,27 @@ parse_list (struct json_parser *j, struct json_value *v, int depth, bool object)
             }
           j->p++;
         }
-      v->items[v->n] = (struct json_value) { JSON_NULL, false, 0, NULL, 0, NULL, NULL };
-      bool ok = parse_value (j, &v->items[v->n], depth + 1);
+      struct json_value item = { JSON_NULL, false, 0, NULL, 0, NULL, NULL, NULL };
+      bool ok = parse_value (j, &item, depth + 1);
+      if (!object && v->n == 0 && ok && item.type == JSON_NUMBER)
+        {
+          free (v->items);
+          v->items = NULL;
+          v->numbers = xreallocarray (NULL, size, sizeof *v->numbers);
+        }
+      if (v->numbers && item.type != JSON_NUMBER)
+        {
+          /* Numbers no more: the ones so far as items.  */
+          v->items = xreallocarray (NULL, size, sizeof *v->items);
+          for (size_t i = 0; i < v->n; i++)
+            v->items[i] = (struct json_value) { .type = JSON_NUMBER, .number = v->numbers[i] };
+          free (v->numbers);
+          v->numbers = NULL;
+        }
+      if (v->numbers)
+        v->numbers[v->n] = item.number;
+      else
+        v->items[v->n] = item;
       v->n++;
       if (!ok)
         return false;
@@ -259,7 +289,9 @@ parse_value (struct json_parser *j, struct json_value *v, int depth)
         memcpy (buf, j->p, (size_t) (p - j->p));
         buf[p - j->p] = '\0';
         v->type = JSON_NUMBER;
-        v->number = strtod (buf, NULL);
+        /* cell_parse gives strtod's bits, faster; strtod past DBL_MAX.  */
+        if (cell_parse (buf, (size_t) (p - j->p), &v->number) != CELL_NUMBER)
+          v->number = strtod (buf, NULL);
         j->p = p;
         return true;
       }
@@ -297,13 +329,14 @@ json_value_get (const struct json_value *object, const char *key)
 static void
 free_tree (struct json_value *v)
 {
-  for (size_t i = 0; i < v->n; i++)
+  for (size_t i = 0; i < v->n && v->items; i++)
     {
       free_tree (&v->items[i]);
       if (v->keys)
         free (v->keys[i]);
     }
   free (v->items);
+  free (v->numbers);
   free (v->keys);
   free (v->string);
 }
