@@ -40,15 +40,15 @@ emit (csv_record_fn fn, void *context, const char *source, size_t line, char **f
 }
 
 void
-foreign_results_read (char *text, size_t len, const char *source, csv_record_fn fn,
-                      void *context)
+foreign_results_read (char *text, size_t len, const char *source, size_t lines,
+                      csv_record_fn fn, void *context)
 {
   const char *why;
   size_t line;
   struct json_value *root = json_value_parse (text, len, &why, &line);
   free (text);
   if (!root)
-    die (EXIT_DATAERR, 0, "%s: line %zu: malformed JSON: %s", source, line, why);
+    die (EXIT_DATAERR, 0, "%s: line %zu: malformed JSON: %s", source, lines + line, why);
   const struct foreign_format *f = NULL;
   const struct json_value *list = NULL;
   for (size_t i = 0; i < ARRAY_SIZE (formats) && !f; i++)

@@ -436,9 +436,9 @@ summarize_new (const struct summarize_options *options)
 
 /* Other tools' JSON results, as rows (foreign-results.c).  */
 static void
-on_json (char *text, size_t len, const char *source, void *context)
+on_json (char *text, size_t len, const char *source, size_t lines, void *context)
 {
-  foreign_results_read (text, len, source, on_record, context);
+  foreign_results_read (text, len, source, lines, on_record, context);
 }
 
 void

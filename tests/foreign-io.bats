@@ -63,3 +63,47 @@ pytest_json() {
   assert_status 1
 }
 
+# rchar PID: the bytes PID has read so far (/proc/PID/io).
+rchar() {
+  sed -n 's/^rchar: //p' "/proc/$1/io"
+}
+
+# read_past PID BYTES: PID has read BYTES or more and waits on its pipe again.
+read_past() {
+  [ "$(rchar "$1")" -ge "$2" ] && in_kernel_wait "$1" pipe_read
+}
+
+@test "JSON on a pipe whose first read is blank lines is still JSON" {
+  [ -r "/proc/$$/io" ] || skip "no /proc/PID/io to see what was read"
+  mkfifo "$TMP/in"
+  bench-summarize --resamples 0 --format csv --columns column,n,mean < "$TMP/in" > "$TMP/out" 2>&1 3>&- &
+  local pid=$! w
+  exec {w}> "$TMP/in"
+  wait_until 30 in_kernel_wait "$pid" pipe_read
+  local before
+  before=$(rchar "$pid")
+  printf '\n\n \t\r\n' >&"$w"
+  # Its first read had only blanks; the '{' comes in a later one.
+  wait_until 30 read_past "$pid" $((before + 6))
+  printf '{"results": [{"command": "a", "times": [10, 11, 12]}]}\n' >&"$w"
+  exec {w}>&-
+  local status=0
+  wait "$pid" || status=$?
+  [ "$status" -eq 0 ]
+  run cat "$TMP/out"
+  assert_status 0
+  assert_output "column,n,mean
+time_s,3,11"
+}
+
+@test "blanks before JSON: past a buffer of them, and line numbers count them" {
+  { printf '\n%.0s' $(seq 70000); printf '{"results": [1, ]}\n'; } > "$TMP/blank.json"
+  run bench-summarize "$TMP/blank.json"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/blank.json: line 70001: malformed JSON: not a JSON value"
+  { printf '\n%.0s' $(seq 70000); printf 'a\n10\n11\n12\n'; } > "$TMP/blank.csv"
+  run bench-summarize --resamples 0 --format csv --columns column,n,mean "$TMP/blank.csv"
+  assert_status 0
+  assert_output "column,n,mean
+a,3,11"
+}
