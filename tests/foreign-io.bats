@@ -107,3 +107,85 @@ time_s,3,11"
   assert_output "column,n,mean
 a,3,11"
 }
+
+@test "pytest-benchmark: tests of one name in two modules stay apart, by their fullnames, said" {
+  cat > "$TMP/pb.json" <<'JSON'
+{"benchmarks": [
+ {"name": "test_x", "fullname": "tests/a.py::test_x", "stats": {"data": [1.0, 1.1, 1.2]}},
+ {"name": "test_y", "fullname": "tests/a.py::test_y", "stats": {"data": [3.0, 3.1, 3.2]}},
+ {"name": "test_x", "fullname": "tests/b.py::test_x", "stats": {"data": [2.0, 2.1, 2.2]}}
+]}
+JSON
+  run bench-summarize --by name --resamples 0 --format csv --columns name,n,mean "$TMP/pb.json"
+  assert_status 0
+  assert_output "bench-summarize: $TMP/pb.json: pytest-benchmark's JSON: 2 entries named 'test_x', told apart by their \"fullname\" ('tests/a.py::test_x', 'tests/b.py::test_x')
+name,n,mean
+tests/a.py::test_x,3,1.1
+test_y,3,3.1
+tests/b.py::test_x,3,2.1"
+  # One fullname twice, or none to tell them apart: refused, saying which.
+  sed -i 's|tests/b.py::test_x|tests/a.py::test_x|' "$TMP/pb.json"
+  run bench-summarize --by name "$TMP/pb.json"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/pb.json: pytest-benchmark's JSON: benchmarks[0] and benchmarks[2] are both 'test_x', of the same \"fullname\" ('tests/a.py::test_x'): their runs would be pooled"
+  sed -i 's|"fullname": "tests/a.py::test_x", ||' "$TMP/pb.json"
+  run bench-summarize --by name "$TMP/pb.json"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/pb.json: pytest-benchmark's JSON: benchmarks[0] and benchmarks[2] are both 'test_x', and benchmarks[0] has no \"fullname\" to tell it apart: their runs would be pooled"
+}
+
+@test "hyperfine: a --parameter-scan under one -n name stays apart, by its parameters; the same command twice is refused" {
+  # As hyperfine 1.15 --parameter-scan n 1 2 -n fixed exports it.
+  printf '{"results": [{"command": "fixed", "times": [1.0, 1.1, 1.2], "parameters": {"n": "1"}},
+    {"command": "fixed", "times": [2.0, 2.1, 2.2], "parameters": {"n": "2"}},
+    {"command": "other", "times": [3.0, 3.1, 3.2], "parameters": {"n": "2"}}]}\n' > "$TMP/hf.json"
+  run bench-summarize --by command --resamples 0 --format csv --columns command,n,mean "$TMP/hf.json"
+  assert_status 0
+  assert_output "bench-summarize: $TMP/hf.json: hyperfine's JSON: 2 entries named 'fixed', told apart by their \"parameters\" ('fixed (n=1)', 'fixed (n=2)')
+command,n,mean
+fixed (n=1),3,1.1
+fixed (n=2),3,2.1
+other,3,3.1"
+  run bench-summarize --compare 'command=fixed (n=1)' --resamples 0 --format csv --columns command,n "$TMP/hf.json"
+  assert_status 0
+  printf '{"results": [{"command": "sleep 1", "times": [1.0, 1.1]}, {"command": "sleep 1", "times": [1.2, 1.3]}]}' > "$TMP/twice.json"
+  run bench-summarize "$TMP/twice.json"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/twice.json: hyperfine's JSON: results[0] and results[1] are both 'sleep 1', and results[0] has no \"parameters\" to tell it apart: their runs would be pooled"
+  printf '{"results": [{"command": "a", "parameters": {"n": "1", "m": 2}, "times": [1.0, 1.1]}, {"command": "a", "parameters": {"n": "1", "m": 2}, "times": [1.2, 1.3]}]}' > "$TMP/twice.json"
+  run bench-summarize "$TMP/twice.json"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/twice.json: hyperfine's JSON: results[0] and results[1] are both 'a', of the same \"parameters\" ('n=1, m=2'): their runs would be pooled"
+}
+
+@test "an entry without runs is left out, saying so; one with only summary statistics is refused" {
+  cat > "$TMP/pb.json" <<'JSON'
+{"benchmarks": [
+ {"name": "test_x", "fullname": "t.py::test_x", "stats": {"data": [1.0, 1.1, 1.2]}},
+ {"name": "test_empty", "fullname": "t.py::test_empty", "stats": {"rounds": 0, "data": []}},
+ {"name": "test_none", "fullname": "t.py::test_none", "stats": {}},
+ {"name": "test_zero", "fullname": "t.py::test_zero", "stats": {"rounds": 0}}
+]}
+JSON
+  run bench-summarize --by name --resamples 0 --format csv --columns name,n,mean "$TMP/pb.json"
+  assert_status 0
+  assert_output "bench-summarize: $TMP/pb.json: pytest-benchmark's JSON: benchmarks[1] ('test_empty') has no runs: left out
+bench-summarize: $TMP/pb.json: pytest-benchmark's JSON: benchmarks[2] ('test_none') has no runs: left out
+bench-summarize: $TMP/pb.json: pytest-benchmark's JSON: benchmarks[3] ('test_zero') has no runs: left out
+name,n,mean
+test_x,3,1.1"
+  printf '{"results": [{"command": "a", "times": []}, {"command": "b", "times": [1.0, 1.1]}]}' > "$TMP/hf.json"
+  run bench-summarize --resamples 0 --format csv --columns column,n "$TMP/hf.json"
+  assert_status 0
+  assert_output "bench-summarize: $TMP/hf.json: hyperfine's JSON: results[0] ('a') has no runs: left out
+column,n
+time_s,2"
+  printf '{"benchmarks": [{"name": "t", "stats": {"mean": 1.0, "rounds": 5}}]}' > "$TMP/pb.json"
+  run bench-summarize "$TMP/pb.json"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/pb.json: pytest-benchmark's JSON has only summary statistics, no per-round times (benchmarks[].stats.data), and no interval can come from those: run it with --benchmark-save-data"
+  printf '{"benchmarks": [{"name": "t", "stats": {"data": 5}}]}' > "$TMP/pb.json"
+  run bench-summarize "$TMP/pb.json"
+  assert_status 65
+  assert_output "bench-summarize: $TMP/pb.json: pytest-benchmark's JSON: benchmarks[0] ('t'): \"data\" is not an array"
+}
