@@ -165,7 +165,7 @@ foreign_results_read (char *text, size_t len, const char *source, size_t lines,
 {
   const char *why;
   size_t line;
-  struct json_value *root = json_value_parse (text, len, &why, &line);
+  struct json_value *root = json_value_parse_consume (text, len, &why, &line);
   free (text);
   if (!root)
     die (EXIT_DATAERR, 0, "%s: line %zu: malformed JSON: %s", source, lines + line, why);

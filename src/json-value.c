@@ -5,17 +5,37 @@
 #include "cell-parse.h"
 
 #include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 struct json_parser
 {
   const char *p, *end;
   size_t line;
   const char *why;
+  char *kept;                   /* the text from here on is kept; NULL: all of it */
 };
+
+/* The pages of the text behind the parser back to the system, a MiB at
+   a time: the tree grows as the text read shrinks, so the two at once
+   take no more than the text alone.  */
+static void
+give_back (struct json_parser *j)
+{
+  if (!j->kept || j->p - j->kept < (1 << 20))
+    return;
+  uintptr_t page = (uintptr_t) sysconf (_SC_PAGESIZE);
+  uintptr_t from = ((uintptr_t) j->kept + page - 1) & ~(page - 1);
+  uintptr_t to = (uintptr_t) j->p & ~(page - 1);
+  if (to > from)
+    madvise ((void *) from, to - from, MADV_DONTNEED);
+  j->kept = (char *) to;
+}
 
 static void
 skip_space (struct json_parser *j)
 {
+  give_back (j);
   while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
     j->line += *j->p++ == '\n';
 }
@@ -298,10 +318,10 @@ parse_value (struct json_parser *j, struct json_value *v, int depth)
     }
 }
 
-struct json_value *
-json_value_parse (const char *text, size_t len, const char **why, size_t *line)
+static struct json_value *
+parse (const char *text, size_t len, char *kept, const char **why, size_t *line)
 {
-  struct json_parser j = { text, text + len, 1, NULL };
+  struct json_parser j = { text, text + len, 1, NULL, kept };
   struct json_value *v = xcalloc (1, sizeof *v);
   bool ok = parse_value (&j, v, 0);
   skip_space (&j);
@@ -313,6 +333,20 @@ json_value_parse (const char *text, size_t len, const char **why, size_t *line)
   *line = j.line;
   json_value_free (v);
   return NULL;
+}
+
+struct json_value *
+json_value_parse (const char *text, size_t len, const char **why, size_t *line)
+{
+  return parse (text, len, NULL, why, line);
+}
+
+struct json_value *
+json_value_parse_consume (char *text, size_t len, const char **why, size_t *line)
+{
+  /* Never the first page: malloc keeps its own words just before TEXT.  */
+  long page = sysconf (_SC_PAGESIZE);
+  return parse (text, len, page > 0 && len > (size_t) page ? text + page : NULL, why, line);
 }
 
 const struct json_value *

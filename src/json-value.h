@@ -32,6 +32,13 @@ struct json_value
 struct json_value *json_value_parse (const char *text, size_t len, const char **why,
                                      size_t *line);
 
+/* The same of TEXT, malloc'd, whose pages behind the parser go back to
+   the system as it reads (their bytes read as zero after): for a text
+   that is freed once parsed, so that the text and its tree never both
+   take memory whole.  */
+struct json_value *json_value_parse_consume (char *text, size_t len, const char **why,
+                                             size_t *line);
+
 /* The member KEY of OBJECT (the first), or NULL (OBJECT NULL or not an
    object too).  */
 const struct json_value *json_value_get (const struct json_value *object, const char *key);
