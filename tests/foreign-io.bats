@@ -189,3 +189,73 @@ time_s,2"
   assert_status 65
   assert_output "bench-summarize: $TMP/pb.json: pytest-benchmark's JSON: benchmarks[0] ('t'): \"data\" is not an array"
 }
+
+@test "markdown: keys print as they are (| * _ \` \\ < [ escaped), in the table and the verdicts" {
+  printf 'arm,x\n*b*,1\n*b*,2\n*b*,3\n_u_,4\n_u_,5\n_u_,6\nx|y,1\nx|y,2\nx|y,3\n`c`\\,1\n`c`\\,2\n`c`\\,2\nsnake_case,1\nsnake_case,2\nsnake_case,2\n<b>[l](u)&amp;,1\n<b>[l](u)&amp;,2\n<b>[l](u)&amp;,3\n' > "$TMP/md.csv"
+  # The verdicts' stderr (shape warnings) is not the subject.
+  run sh -c "bench-summarize --resamples 0 --format markdown --by arm --columns arm,n --compare 'arm=*b*' '$TMP/md.csv' 2>/dev/null"
+  assert_status 0
+  assert_output '| arm               |   n |
+|:----------------- | ---:|
+| \*b\*             |   3 |
+| \_u\_             |   3 |
+| x\|y              |   3 |
+| \`c\`\\           |   3 |
+| snake_case        |   3 |
+| \<b>[l\](u)\&amp; |   3 |
+
+- arm=\_u\_ vs arm=\*b\*: x 2.5x [1.2, 12.8] higher (p = 0.021, Welch)
+- arm=x\|y vs arm=\*b\*: x no difference shown at 95% (1.00x [0.18, 5.41], p = 1, Welch)
+- arm=\`c\`\\ vs arm=\*b\*: x no difference shown at 95% (0.83x [0.26, 7.56], p = 0.65, Welch)
+- arm=snake_case vs arm=\*b\*: x no difference shown at 95% (0.83x [0.26, 7.56], p = 0.65, Welch)
+- arm=\<b>[l\](u)\&amp; vs arm=\*b\*: x no difference shown at 95% (1.00x [0.18, 5.41], p = 1, Welch)'
+}
+
+@test "an interval end past the largest double prints as inf, with a warning naming the group" {
+  { echo g,v; for x in 1.7976e308 1.797e308 1.79e308 1.78e308 1.7975e308 1.7973e308 1.7e308 \
+      1.79e308 1.797e308 1.7976e308 1.797e308; do echo "a,$x"; done
+    printf 'b,1\nb,2\nb,3\n'; } > "$TMP/big.csv"
+  local warning="bench-summarize: column 'v': ci_high passes the largest double (1.8e308), printed as inf, in 1 row (first: g=a)"
+  run bash -c "set -o pipefail; bench-summarize --by g --log-scale --format csv --columns g,ci_high '$TMP/big.csv' 2>&1 | grep -v 'bimodal or skewed'"
+  assert_status 0
+  assert_output "$warning
+g,ci_high
+a,inf
+b,6.925540062762778"
+  run bash -c "set -o pipefail; bench-summarize --by g --log-scale --format table --columns g,ci_low,ci_high '$TMP/big.csv' 2>&1 | grep -v 'bimodal or skewed'"
+  assert_status 0
+  assert_output "$warning
+g     ci_low  ci_high
+a  1.766e308      inf
+b        0.5      7.0"
+  # JSON has no inf: a number past every double, valid JSON that reads as one.
+  run bash -c "set -o pipefail; bench-summarize --by g --log-scale --format json --columns g,ci_high '$TMP/big.csv' 2>/dev/null"
+  assert_status 0
+  assert_output '[
+ {"g": "a", "ci_high": 1e999},
+ {"g": "b", "ci_high": 6.925540062762778}
+]'
+  # Not shown, not said.
+  run bash -c "set -o pipefail; bench-summarize --by g --log-scale --format csv --columns g,ci_low '$TMP/big.csv' 2>&1 | grep -v 'bimodal or skewed'"
+  assert_status 0
+  assert_output "g,ci_low
+a,1.7662334058936274e+308
+b,0.5775722851575413"
+}
+
+@test "percentile columns named exactly (p99.995, p99.99995 and p100 apart); one percentile twice refused" {
+  run bench-summarize --resamples 0 --format csv --percentiles 99.995,100,99.99995,0.1 \
+    --columns p99.995,p100,p99.99995,p0.1 <<<"v
+1
+2
+3
+4"
+  assert_status 0
+  assert_output "p99.995,p100,p99.99995,p0.1
+3.99985,4,3.9999985,1.003"
+  run bench-summarize --percentiles 50,5e1 <<<"v
+1
+2"
+  assert_status 64
+  assert_output "bench-summarize: --percentiles: '50' and '5e1' are one percentile: one column each"
+}
