@@ -8,6 +8,7 @@
 #include "regression-gate.h"
 #include "rng.h"
 #include "summarize.h"
+#include "summary-number.h"
 #include "summary-output.h"
 #include "summary-reduce.h"
 
@@ -281,8 +282,13 @@ main (int argc, char **argv)
   for (size_t i = 0; i < npercentiles; i++)
     {
       percentiles[i] = options_double ("--percentiles", percentile_items[i], 0, 100);
-      char label[48];
-      snprintf (label, sizeof label, "p%g", percentiles[i]);
+      /* Named exactly (99.99995 is not p100), and once each.  */
+      for (size_t j = 0; j < i; j++)
+        if (percentiles[j] == percentiles[i])
+          die (EXIT_USAGE, 0, "--percentiles: %s and %s are one percentile: one column "
+               "each", quote (percentile_items[j]), quote (percentile_items[i]));
+      char label[48] = "p";
+      summary_number_shortest (percentiles[i], label + 1, sizeof label - 1);
       labels[i] = xstrdup (label);
     }
   config.percentiles = percentiles;

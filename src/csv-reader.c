@@ -129,9 +129,11 @@ csv_reader_on_json (struct csv_reader *r, csv_json_fn fn)
   r->json_fn = fn;
 }
 
-/* The rest of FD after BUFFER[0..HAVE), whole, to R's JSON function.  */
+/* The rest of FD after BUFFER[0..HAVE), whole, to R's JSON function;
+   LINES blank lines came before BUFFER.  */
 static void
-read_json (struct csv_reader *r, int fd, const char *buffer, size_t have, const char *source)
+read_json (struct csv_reader *r, int fd, const char *buffer, size_t have, size_t lines,
+           const char *source)
 {
   size_t size = 2 * have + (1 << 16), used = have;
   char *text = xmalloc (size);
@@ -143,8 +145,7 @@ read_json (struct csv_reader *r, int fd, const char *buffer, size_t have, const 
       if (used == size)
         text = xreallocarray (text, size *= 2, 1);
     }
-  r->json_fn (text, used, source, r->context);
-  free (text);
+  r->json_fn (text, used, source, lines, r->context);
 }
 
 void
@@ -154,27 +155,46 @@ csv_reader_read_fd (struct csv_reader *r, int fd, const char *source)
   char buffer[1 << 16];
   r->source = source;
   r->line = 0;
-  /* The first three bytes whole, to skip a UTF-8 byte order mark.  */
-  size_t have = 0, got;
-  while (have < 3 && (got = read_some (fd, buffer + have, sizeof buffer - have, source)) > 0)
-    have += got;
-  size_t skip = have >= 3 && memcmp (buffer, bom, 3) == 0 ? 3 : 0;
-  size_t first = skip;
-  while (first < have && buffer[first] && strchr (" \t\r\n", buffer[first]))
-    first++;
+  /* The first three bytes whole, to skip a UTF-8 byte order mark, then
+     up to the first byte past blanks: a pipe may give blank lines in one
+     read and the '{' in the next.  Blanks before the first record make
+     no record of CSV either, so a buffer full of them goes (its lines
+     counted, for JSON's messages).  */
+  size_t have = 0, skip = 0, first = 0, lines = 0, got;
+  bool bom_checked = false;
+  do
+    {
+      if (have == sizeof buffer)
+        {
+          for (size_t i = skip; i < have; i++)
+            lines += buffer[i] == '\n';
+          have = skip = first = 0;
+        }
+      got = read_some (fd, buffer + have, sizeof buffer - have, source);
+      have += got;
+      if (!bom_checked && (have >= 3 || got == 0))
+        {
+          bom_checked = true;
+          if (have >= 3 && memcmp (buffer, bom, 3) == 0)
+            skip = first = 3;
+        }
+      while (bom_checked && first < have && buffer[first] && strchr (" \t\r\n", buffer[first]))
+        first++;
+    }
+  while (got > 0 && (!bom_checked || first == have));
   if (r->json_fn && first < have && buffer[first] == '{')
     {
-      read_json (r, fd, buffer + skip, have - skip, source);
+      read_json (r, fd, buffer + skip, have - skip, lines, source);
       return;
     }
-  for (;;)
+  for (bool eof = got == 0;; eof = false)
     {
       if (have > skip
           && csv_parse (&r->parser, buffer + skip, have - skip, on_field, on_record, r)
              != have - skip)
         parse_failed (r);
       skip = 0;
-      have = read_some (fd, buffer, sizeof buffer, source);
+      have = eof ? 0 : read_some (fd, buffer, sizeof buffer, source);
       if (have == 0)
         break;
     }

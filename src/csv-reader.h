@@ -28,8 +28,10 @@ void csv_reader_free (struct csv_reader *reader);
 /* An input whose first byte past blanks (and a byte order mark) is '{'
    is JSON, not CSV: with a JSON_FN set, the whole input goes to it
    instead of the CSV parser (bench-summarize reads other tools' JSON
-   results so).  */
-typedef void (*csv_json_fn) (const char *text, size_t len, const char *source,
+   results so).  TEXT is the function's to free, as soon as it has
+   parsed it; LINES blank lines came before it (more than a buffer of
+   them, dropped).  */
+typedef void (*csv_json_fn) (char *text, size_t len, const char *source, size_t lines,
                              void *context);
 void csv_reader_on_json (struct csv_reader *reader, csv_json_fn fn);
 

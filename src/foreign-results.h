@@ -15,10 +15,11 @@
 
 #include "csv-reader.h"
 
-/* Parse TEXT[0..LEN) from SOURCE and give FN a header record (line 1)
-   and one record per run; dies with EXIT_DATAERR, saying why, on JSON
-   that is malformed or of neither tool.  */
-void foreign_results_read (const char *text, size_t len, const char *source,
+/* Parse TEXT[0..LEN) from SOURCE (LINES lines came before it), free
+   TEXT (before the records: the tree is smaller) and give FN a header
+   record (line 1) and one record per run; dies with EXIT_DATAERR, saying
+   why, on JSON that is malformed or of neither tool.  */
+void foreign_results_read (char *text, size_t len, const char *source, size_t lines,
                            csv_record_fn fn, void *context);
 
 #endif

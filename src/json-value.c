@@ -2,19 +2,40 @@
 #include "system.h"
 #include "json-value.h"
 #include "die.h"
+#include "cell-parse.h"
 
 #include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 struct json_parser
 {
   const char *p, *end;
   size_t line;
   const char *why;
+  char *kept;                   /* the text from here on is kept; NULL: all of it */
 };
+
+/* The pages of the text behind the parser back to the system, a MiB at
+   a time: the tree grows as the text read shrinks, so the two at once
+   take no more than the text alone.  */
+static void
+give_back (struct json_parser *j)
+{
+  if (!j->kept || j->p - j->kept < (1 << 20))
+    return;
+  uintptr_t page = (uintptr_t) sysconf (_SC_PAGESIZE);
+  uintptr_t from = ((uintptr_t) j->kept + page - 1) & ~(page - 1);
+  uintptr_t to = (uintptr_t) j->p & ~(page - 1);
+  if (to > from)
+    madvise ((void *) from, to - from, MADV_DONTNEED);
+  j->kept = (char *) to;
+}
 
 static void
 skip_space (struct json_parser *j)
 {
+  give_back (j);
   while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
     j->line += *j->p++ == '\n';
 }
@@ -72,12 +93,19 @@ put_utf8 (char *out, size_t *n, unsigned long c)
 }
 
 /* A string at J->p (its opening quote) into *OUT (malloc'd).  Escapes
-   never lengthen the text, so its length bounds the result.  */
+   never lengthen the text, so the string's own text up to its closing
+   quote bounds the result: sized by that, never by the rest of the
+   input, which made reading quadratic in time and memory.  */
 static bool
 parse_string (struct json_parser *j, char **out)
 {
   const char *p = ++j->p;
-  char *s = xmalloc ((size_t) (j->end - p) + 1);
+  const char *close = p;
+  while (close < j->end && *close != '"')
+    close += *close == '\\' ? 2 : 1;
+  if (close > j->end)
+    close = j->end;
+  char *s = xmalloc ((size_t) (close - p) + 1);
   size_t n = 0;
   while (p < j->end && *p != '"')
     {
@@ -152,7 +180,10 @@ parse_list (struct json_parser *j, struct json_value *v, int depth, bool object)
       if (v->n == size)
         {
           size = size ? 2 * size : 4;
-          v->items = xreallocarray (v->items, size, sizeof *v->items);
+          if (v->numbers)
+            v->numbers = xreallocarray (v->numbers, size, sizeof *v->numbers);
+          else
+            v->items = xreallocarray (v->items, size, sizeof *v->items);
           if (object)
             v->keys = xreallocarray (v->keys, size, sizeof *v->keys);
         }
@@ -171,8 +202,27 @@ parse_list (struct json_parser *j, struct json_value *v, int depth, bool object)
             }
           j->p++;
         }
-      v->items[v->n] = (struct json_value) { JSON_NULL, false, 0, NULL, 0, NULL, NULL };
-      bool ok = parse_value (j, &v->items[v->n], depth + 1);
+      struct json_value item = { JSON_NULL, false, 0, NULL, 0, NULL, NULL, NULL };
+      bool ok = parse_value (j, &item, depth + 1);
+      if (!object && v->n == 0 && ok && item.type == JSON_NUMBER)
+        {
+          free (v->items);
+          v->items = NULL;
+          v->numbers = xreallocarray (NULL, size, sizeof *v->numbers);
+        }
+      if (v->numbers && item.type != JSON_NUMBER)
+        {
+          /* Numbers no more: the ones so far as items.  */
+          v->items = xreallocarray (NULL, size, sizeof *v->items);
+          for (size_t i = 0; i < v->n; i++)
+            v->items[i] = (struct json_value) { .type = JSON_NUMBER, .number = v->numbers[i] };
+          free (v->numbers);
+          v->numbers = NULL;
+        }
+      if (v->numbers)
+        v->numbers[v->n] = item.number;
+      else
+        v->items[v->n] = item;
       v->n++;
       if (!ok)
         return false;
@@ -259,17 +309,19 @@ parse_value (struct json_parser *j, struct json_value *v, int depth)
         memcpy (buf, j->p, (size_t) (p - j->p));
         buf[p - j->p] = '\0';
         v->type = JSON_NUMBER;
-        v->number = strtod (buf, NULL);
+        /* cell_parse gives strtod's bits, faster; strtod past DBL_MAX.  */
+        if (cell_parse (buf, (size_t) (p - j->p), &v->number) != CELL_NUMBER)
+          v->number = strtod (buf, NULL);
         j->p = p;
         return true;
       }
     }
 }
 
-struct json_value *
-json_value_parse (const char *text, size_t len, const char **why, size_t *line)
+static struct json_value *
+parse (const char *text, size_t len, char *kept, const char **why, size_t *line)
 {
-  struct json_parser j = { text, text + len, 1, NULL };
+  struct json_parser j = { text, text + len, 1, NULL, kept };
   struct json_value *v = xcalloc (1, sizeof *v);
   bool ok = parse_value (&j, v, 0);
   skip_space (&j);
@@ -281,6 +333,20 @@ json_value_parse (const char *text, size_t len, const char **why, size_t *line)
   *line = j.line;
   json_value_free (v);
   return NULL;
+}
+
+struct json_value *
+json_value_parse (const char *text, size_t len, const char **why, size_t *line)
+{
+  return parse (text, len, NULL, why, line);
+}
+
+struct json_value *
+json_value_parse_consume (char *text, size_t len, const char **why, size_t *line)
+{
+  /* Never the first page: malloc keeps its own words just before TEXT.  */
+  long page = sysconf (_SC_PAGESIZE);
+  return parse (text, len, page > 0 && len > (size_t) page ? text + page : NULL, why, line);
 }
 
 const struct json_value *
@@ -297,13 +363,14 @@ json_value_get (const struct json_value *object, const char *key)
 static void
 free_tree (struct json_value *v)
 {
-  for (size_t i = 0; i < v->n; i++)
+  for (size_t i = 0; i < v->n && v->items; i++)
     {
       free_tree (&v->items[i]);
       if (v->keys)
         free (v->keys[i]);
     }
   free (v->items);
+  free (v->numbers);
   free (v->keys);
   free (v->string);
 }

@@ -445,9 +445,9 @@ summarize_column (const struct summary_data *d, const char *name)
 
 /* Other tools' JSON results, as rows (foreign-results.c).  */
 static void
-on_json (const char *text, size_t len, const char *source, void *context)
+on_json (char *text, size_t len, const char *source, size_t lines, void *context)
 {
-  foreign_results_read (text, len, source, on_record, context);
+  foreign_results_read (text, len, source, lines, on_record, context);
 }
 
 void

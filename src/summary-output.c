@@ -11,6 +11,7 @@
 #include "summary-stats.h"
 #include "summary-text.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
@@ -244,6 +245,50 @@ row_fields (const struct layout *l, const struct summary_row *row, struct field 
   return k;
 }
 
+/* An interval's end past the largest double: printed as inf, not as an
+   unknown, and said (warn_infinite_ends).  */
+static bool
+infinite_end (const struct field *f)
+{
+  return f->kind == STAT_NUMBER && f->dir && isinf (f->number);
+}
+
+/* The rows with an interval end past the largest double, on stderr once:
+   printed as inf, they would read as a bound the data gave.  */
+static void
+warn_infinite_ends (const struct layout *l, const struct summary_row *rows, size_t nrows)
+{
+  struct field *h = xcalloc (l->width + 1, sizeof *h);
+  struct field *f = xcalloc (l->width + 1, sizeof *f);
+  size_t n = pick_fields (l, h, header_fields (l, h)), count = 0, first = 0, end = 0;
+  for (size_t r = 0; r < nrows; r++)
+    {
+      pick_fields (l, f, row_fields (l, &rows[r], f));
+      for (size_t i = 0; i < n; i++)
+        if (infinite_end (&f[i]))
+          {
+            if (!count++)
+              first = r, end = i;
+            break;
+          }
+    }
+  if (count)
+    {
+      char where[512];
+      summary_where (l->d, rows[first].group, SIZE_MAX, where, sizeof where);
+      /* WHERE ends in ", ": the group's words, or nothing.  */
+      size_t len = strlen (where);
+      if (len >= 2)
+        where[len - 2] = '\0';
+      warn (0, "column %s: %s passes the largest double (1.8e308), printed as inf, in %zu "
+            "row%s%s%s%s", quote (l->d->values[rows[first].value].name), h[end].text,
+            count, count == 1 ? "" : "s", len >= 2 ? " (first: " : "", where,
+            len >= 2 ? ")" : "");
+    }
+  free (h);
+  free (f);
+}
+
 static void
 put_csv (FILE *out, struct csv_line *line, const struct field *f, size_t n)
 {
@@ -261,6 +306,8 @@ put_csv (FILE *out, struct csv_line *line, const struct field *f, size_t n)
           char buf[48] = "";
           if (isfinite (f[i].number))
             summary_number_shortest (f[i].number, buf, sizeof buf);
+          else if (infinite_end (&f[i]))
+            strcpy (buf, f[i].number > 0 ? "inf" : "-inf");
           csv_line_str (line, buf);
         }
         break;
@@ -303,6 +350,10 @@ put_json (FILE *out, const struct layout *l, const struct summary_row *rows, siz
                   summary_number_shortest (f[i].number, buf, sizeof buf);
                   fputs (buf, out);
                 }
+              else if (infinite_end (&f[i]))
+                /* JSON has no inf; a number past every double reads as
+                   one (Python, JavaScript) and is valid JSON.  */
+                fputs (f[i].number > 0 ? "1e999" : "-1e999", out);
               else
                 fputs ("null", out);
               break;
@@ -332,6 +383,8 @@ table_text (const struct layout *l, const struct field *f, const int *precision)
       snprintf (buf, sizeof buf, "%" PRIu64, f->count);
       return xstrdup (buf);
     case STAT_NUMBER:
+      if (infinite_end (f))
+        return xstrdup (f->number > 0 ? "inf" : "-inf");
       if (!isfinite (f->number))
         return xstrdup ("-");
       if (!summary_number_rounded (f->number, f->half, f->dir, buf, sizeof buf))
@@ -441,6 +494,37 @@ keep_between (const struct layout *l, const struct field *f, char **cells, size_
     }
 }
 
+/* T as literal Markdown text (malloc'd): every character that could
+   end a cell (|), a row (newline) or start emphasis, code, strikeout, a
+   link, HTML or an entity is escaped, so a key prints as it is.  An
+   underscore between two letters or digits stays ("h2d_ms": GFM makes
+   no emphasis inside a word), as do "< " and "[x] " (no tag, no link).  */
+static char *
+markdown_escape (const char *t)
+{
+  char *esc = xmalloc (2 * strlen (t) + 1), *o = esc;
+  for (const char *s = t; *s; s++)
+    {
+      unsigned char c = (unsigned char) *s, next = (unsigned char) s[1];
+      bool prev_word = s > t && (isalnum ((unsigned char) s[-1]) || (unsigned char) s[-1] >= 0x80);
+      bool next_word = isalnum (next) || next >= 0x80;
+      if (c == '\n')
+        {
+          *o++ = ' ';
+          continue;
+        }
+      if (strchr ("|\\`*~", c)
+          || (c == '_' && !(prev_word && next_word))
+          || (c == '<' && (isalpha (next) || strchr ("/!?", next)) && next)
+          || (c == '&' && (isalnum (next) || next == '#'))
+          || (c == ']' && next && strchr ("([", next)))
+        *o++ = '\\';
+      *o++ = (char) c;
+    }
+  *o = '\0';
+  return esc;
+}
+
 /* Table or Markdown: format every cell, then pad each column.  */
 static void
 put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
@@ -454,23 +538,24 @@ put_table (FILE *out, const struct layout *l, const struct summary_row *rows,
   bool *right = xcalloc (ncols, sizeof *right);
   size_t *widths = xcalloc (ncols, sizeof *widths);
   for (size_t c = 0; c < ncols; c++)
-    cells[c] = table_text (l, &f[c], precision);
+    {
+      cells[c] = table_text (l, &f[c], precision);
+      if (markdown)
+        {
+          char *esc = markdown_escape (cells[c]);
+          free (cells[c]);
+          cells[c] = esc;
+        }
+    }
   for (size_t r = 0; r < nrows; r++)
     {
       row_fields (l, &rows[r], f);
       for (size_t c = 0; c < ncols; c++)
         {
           char *t = table_text (l, &f[c], precision);
-          if (markdown && (!*t || strpbrk (t, "|\n")))
+          if (markdown)
             {
-              /* A pipe would end the cell, a newline the row.  */
-              char *esc = xmalloc (2 * strlen (t) + 2), *o = esc;
-              for (const char *s = t; *s; s++)
-                if (*s == '|')
-                  *o++ = '\\', *o++ = '|';
-                else
-                  *o++ = *s == '\n' ? ' ' : *s;
-              *o = '\0';
+              char *esc = markdown_escape (t);
               free (t);
               t = esc;
             }
@@ -552,6 +637,7 @@ summary_output (FILE *out, enum summary_format format,
 {
   struct layout l = layout_new (d, config, labels);
   layout_pick (&l);
+  warn_infinite_ends (&l, rows, nrows);
   switch (format)
     {
     case SUMMARY_CSV:
@@ -571,11 +657,30 @@ summary_output (FILE *out, enum summary_format format,
     case SUMMARY_TABLE:
     case SUMMARY_MARKDOWN:
       put_table (out, &l, rows, nrows, format == SUMMARY_MARKDOWN);
-      if (d->compare_level)
+      if (d->compare_level && format == SUMMARY_TABLE)
         {
           fputc ('\n', out);
-          summary_output_verdicts (out, d, rows, nrows, config,
-                                   format == SUMMARY_MARKDOWN ? "- " : "");
+          summary_output_verdicts (out, d, rows, nrows, config, "");
+        }
+      else if (d->compare_level)
+        {
+          /* A list, its keys escaped as the table's.  */
+          char *text = NULL;
+          size_t size = 0;
+          FILE *list = open_memstream (&text, &size);
+          if (!list)
+            die (EXIT_OSERR, errno, "cannot make the list of verdicts");
+          summary_output_verdicts (list, d, rows, nrows, config, "");
+          if (fclose (list) != 0)
+            die (EXIT_OSERR, errno, "cannot make the list of verdicts");
+          fputc ('\n', out);
+          for (char *line = strtok (text, "\n"); line; line = strtok (NULL, "\n"))
+            {
+              char *esc = markdown_escape (line);
+              fprintf (out, "- %s\n", esc);
+              free (esc);
+            }
+          free (text);
         }
       break;
     default:
