@@ -1375,7 +1375,8 @@ calibrate_retire (h2d_pipeline *pipe, bool wait)
 
 void
 h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *layout,
-                        unsigned producers, unsigned blocks, double seconds, double *gbps)
+                        unsigned producers, unsigned blocks, double seconds,
+                        unsigned rounds, double *gbps)
 {
   if (pipe->pending || pipe->stage)
     die (EXIT_SOFTWARE, 0, "h2d_pipeline_calibrate: the pipeline is busy or staged");
@@ -1385,8 +1386,8 @@ h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *
   uint64_t stride = (layout->bytes + 4095) / 4096 * 4096;
   uint64_t slots = std::max<uint64_t> (2, CALIBRATE_SCRATCH_BYTES / stride / producers);
   uint64_t arena_bytes = slots * stride, total = arena_bytes * producers;
-  for (int p = 0; p < H2D_COPY_PATHS; p++)
-    gbps[p] = 0;
+  for (unsigned k = 0; k < rounds * H2D_COPY_PATHS; k++)
+    gbps[k] = 0;
   unsigned char *scratch = nullptr;
   /* No page-locked scratch (the driver refused): nothing is timed.  */
   if (cudaHostAlloc (&scratch, total, cudaHostAllocMapped) != cudaSuccess)
@@ -1406,8 +1407,9 @@ h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *
 
   h2d_copy_path was = pipe->path;
   unsigned was_blocks = pipe->sm_blocks;
-  /* A round to warm up, then two timed; the best of those per path.  */
-  for (int round = 0; round < 3; round++)
+  /* A round to warm up (half as long), then ROUNDS timed; within each the
+     paths take turns, so that a host growing busier slows them alike.  */
+  for (unsigned round = 0; round <= rounds; round++)
     for (int p = 0; p < H2D_COPY_PATHS; p++)
       {
         char why[200];
@@ -1438,7 +1440,7 @@ h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *
         double ns = (double) (clock_now_ns () - start);
         double rate = ns > 0 ? (double) (n * layout->bytes) / ns : 0;
         if (round)
-          gbps[p] = std::max (gbps[p], rate);
+          gbps[(round - 1) * H2D_COPY_PATHS + p] = rate;
       }
 
   GPU_CHECK (cudaDeviceSynchronize ());
