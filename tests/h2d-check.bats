@@ -510,6 +510,25 @@ TABLE
   assert_no_arena_left
 }
 
+@test "h2d-check: ARENABENCH_COPY_ORDER proves each check began after its copy ended" {
+  require_page_locking
+  for order in event sync; do
+    for path in engine batch; do
+      : > "$TMP/err"
+      run bash -c "set -o pipefail; arena-produce --pin --size 64KiB --items 40 --workers 2 \
+                   | ARENABENCH_COPY_ORDER=$order h2d-check --copy-path $path --report run 2> \"\$1\"" _ "$TMP/err"
+      assert_status 0
+      [ "$(printf '%s\n' "$output" | columns copy_path mismatches | tail -n 1)" = "$path,0" ]
+      grep -E "^h2d-check: ARENABENCH_COPY_ORDER=$order: [1-9][0-9]* batches checked after a copy, 0 of them began their check before the copy ended \(least copy end to check start: [0-9.]+ us\)\$" "$TMP/err" \
+        || { echo "$order $path: $(cat "$TMP/err")" >&2; return 1; }
+    done
+  done
+  run bash -c 'ARENABENCH_COPY_ORDER=later h2d-check 2>&1 > /dev/null' < /dev/null
+  assert_status 64
+  assert_output "h2d-check: ARENABENCH_COPY_ORDER: 'later' is not event, sync or none"
+  assert_no_arena_left
+}
+
 @test "h2d-check --copy-path sm refuses a pageable arena (64); auto takes it by the engine" {
   require_gpu
   produce_in_background 2 --size 64KiB
@@ -568,4 +587,90 @@ TABLE
   assert_status 0
   [ "$(printf '%s\n' "$output" | column mismatches | sort -u)" = '' ]
   assert_no_arena_left
+}
+
+# ---- contrib/gpu-sanitize ---------------------------------------------------
+
+# A copy of gpu-sanitize beside fakes of the commands it runs: a GPU that
+# h2d-check reports (66 on no input), a compute-sanitizer whose initcheck
+# flags every batch-path run, as the real one was seen to.
+fake_sanitize_tree() {
+  mkdir -p "$TMP/fake"
+  cp "$top_srcdir/contrib/gpu-sanitize" "$TMP/fake/"
+  cat > "$TMP/fake/arena-produce" <<'FAKE'
+#!/bin/sh
+case "$*" in *--version*) echo "arena-produce (arenabench) 0" ;; esac
+exit 0
+FAKE
+  cat > "$TMP/fake/h2d-check" <<'FAKE'
+#!/bin/sh
+case "$*" in *--copy-path*) ;; *) exit 66 ;; esac
+cat > /dev/null
+mismatches=0; [ "$ARENABENCH_COPY_ORDER" = none ] && mismatches=3
+printf 'items,mismatches\n32,%s\n' "$mismatches"
+echo "h2d-check: ARENABENCH_COPY_ORDER=$ARENABENCH_COPY_ORDER: 4 batches checked after a copy, 0 of them began their check before the copy ended (least copy end to check start: 2.0 us)" >&2
+[ "$mismatches" = 0 ] || exit 1
+FAKE
+  cat > "$TMP/fake/compute-sanitizer" <<'FAKE'
+#!/bin/bash
+[ "$1" = --version ] && { echo "fake compute-sanitizer, Version 0"; exit 0; }
+while [ $# -ge 2 ] && [ "${1#--}" != "$1" ]; do
+  case $1 in --tool) tool=$2 ;; --log-file) log=$2 ;; esac
+  shift 2
+done
+errors=0
+case "$tool $*" in "initcheck "*"--copy-path batch"*) errors=524288 ;; esac
+"$@"; rc=$?
+echo "========= ERROR SUMMARY: $errors errors" > "$log"
+[ "$errors" = 0 ] || exit 99
+exit $rc
+FAKE
+  chmod +x "$TMP/fake/"*
+}
+
+@test "gpu-sanitize: every tool over every path, the batch path's initcheck per order, and what they show" {
+  fake_sanitize_tree
+  run env PATH="$TMP/fake:$PATH" "$TMP/fake/gpu-sanitize" --out "$TMP/out" --sanitizer "$TMP/fake/compute-sanitizer"
+  assert_status 1
+  run columns tool path order exit tool_errors items mismatches order_batches order_early < "$TMP/out/summary.csv"
+  assert_status 0
+  assert_output "tool,path,order,exit,tool_errors,items,mismatches,order_batches,order_early
+memcheck,engine,event,0,0,32,0,4,0
+memcheck,batch,event,0,0,32,0,4,0
+memcheck,sm,event,0,0,32,0,4,0
+racecheck,engine,event,0,0,32,0,4,0
+racecheck,batch,event,0,0,32,0,4,0
+racecheck,sm,event,0,0,32,0,4,0
+synccheck,engine,event,0,0,32,0,4,0
+synccheck,batch,event,0,0,32,0,4,0
+synccheck,sm,event,0,0,32,0,4,0
+initcheck,engine,event,0,0,32,0,4,0
+initcheck,batch,event,99,524288,32,0,4,0
+initcheck,sm,event,0,0,32,0,4,0
+initcheck,batch,sync,99,524288,32,0,4,0"
+  [ "$(tail -n 1 "$TMP/out/summary.txt")" = "# batch/initcheck: flagged even with sync, where the host waited for the copy before queueing the check, and no check began before its copy ended: the tool does not see cudaMemcpyBatchAsync's writes (a false report), as far as these runs show" ]
+  [ -s "$TMP/out/initcheck-batch-sync.log" ]
+  grep -q '^sanitizer: ' "$TMP/out/receipt.txt"
+  # The negative control: its mismatches fail the run (exit 1 where the
+  # tool found nothing, 99 where it reported errors).
+  run env PATH="$TMP/fake:$PATH" "$TMP/fake/gpu-sanitize" --out "$TMP/none" --tools memcheck \
+    --paths engine --orders none --sanitizer "$TMP/fake/compute-sanitizer"
+  assert_status 1
+  [ "$(columns tool path order exit mismatches < "$TMP/none/summary.csv" | tail -n 1)" = 'initcheck,batch,none,99,3' ]
+}
+
+@test "gpu-sanitize: bad options are 64, no sanitizer or no GPU 69" {
+  run gpu-sanitize --tools memcheck,leakcheck --out "$TMP/o"
+  assert_status 64
+  assert_output "gpu-sanitize: --tools: 'leakcheck' is not memcheck, racecheck, synccheck or initcheck"
+  run gpu-sanitize --orders event,later --out "$TMP/o"
+  assert_status 64
+  assert_output "gpu-sanitize: --orders: 'later' is not event, sync or none"
+  run gpu-sanitize --tools memcheck
+  assert_status 64
+  assert_output "gpu-sanitize: --out DIR is required"
+  run gpu-sanitize --out "$TMP/o" --sanitizer "$TMP/nowhere"
+  assert_status 69
+  assert_output "gpu-sanitize: no compute-sanitizer found (give --sanitizer PATH)"
+  [ ! -e "$TMP/o" ]
 }
