@@ -260,9 +260,13 @@ choose_copy_path (struct gpu_sink *sink, const struct consumer_item *item)
       else
         h2d_pipeline_calibrate (sink->pipe, &item->row.layout, sink->workers, sink->copy_sms,
                                 COPY_CHOICE_ROUND_S, COPY_CHOICE_ROUNDS, gbps);
+      /* Given rates may name a path this runtime lacks: never take it.  */
       bool eligible[H2D_COPY_PATHS];
+      char why[200];
       for (int p = 0; p < H2D_COPY_PATHS; p++)
-        eligible[p] = p == H2D_COPY_ENGINE || item->source_pinned;
+        eligible[p] = (p == H2D_COPY_ENGINE || item->source_pinned)
+                      && h2d_pipeline_copy_path_available (sink->pipe, (enum h2d_copy_path) p,
+                                                           why, sizeof why);
       best = copy_choice_decide (gbps, rounds, H2D_COPY_PATHS, eligible, sink->auto_gbps);
       char line[300];
       copy_choice_describe (line, sizeof line, item->row.layout.bytes, rounds,
