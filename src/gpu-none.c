@@ -234,7 +234,8 @@ h2d_pipeline_path_batches (const struct h2d_pipeline *pipe UNUSED, uint64_t *cou
 void
 h2d_pipeline_calibrate (struct h2d_pipeline *pipe UNUSED,
                         const struct payload_layout *layout UNUSED, unsigned producers UNUSED,
-                        unsigned blocks UNUSED, double seconds UNUSED, double *gbps UNUSED)
+                        unsigned blocks UNUSED, double seconds UNUSED, unsigned rounds UNUSED,
+                        double *gbps UNUSED)
 {
   no_cuda ();
 }

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "consumer.h"
 #include "consumer-report.h"
+#include "copy-choice.h"
 #include "copy-idle.h"
 #include "die.h"
 #include "exit-statuses.h"
@@ -28,10 +29,6 @@
    runs it (a second holds about six thousand 8 MiB copies).  */
 #define CEILING_WARMUP_S 0.25
 #define CEILING_SECONDS 1.0
-
-/* --copy-path auto times each path this long per round (three rounds:
-   h2d_pipeline_calibrate), when the first row arrives.  */
-#define AUTO_CALIBRATE_S 0.005
 
 /* --copy-path's choices: auto, then the pipeline's paths in their order. */
 static const char *const copy_path_choices[] = { "auto", "engine", "batch", "sm", NULL };
@@ -236,26 +233,46 @@ retire_one (struct gpu_sink *sink, struct consumer *consumer, bool wait)
 }
 
 /* --copy-path auto, at the first row: time every path on items of its
-   size and take the fastest (the first of equals); batch and sm only when
-   its arena is page-locked (a pageable arena's batches go by the engine
-   on every path).  Items too large to gain anything from it go by the
-   engine untimed.  */
+   size (COPY_CHOICE_ROUNDS rounds, the paths in turn, each at least
+   COPY_CHOICE_ROUND_S) and take the one copy_choice_decide picks from
+   the medians; batch and sm only when its arena is page-locked (a
+   pageable arena's batches go by the engine on every path).  Items too
+   large to gain anything from it go by the engine untimed.  One line on
+   stderr says what was measured and chosen.  ARENABENCH_AUTO_RATES
+   ("ENGINE,BATCH,SM" GB/s) replaces the measurement by that one round:
+   a test's way to force the choice.  */
 static void
 choose_copy_path (struct gpu_sink *sink, const struct consumer_item *item)
 {
   int best = H2D_COPY_ENGINE;
   if (item->row.layout.bytes <= H2D_CALIBRATE_MAX_BYTES)
     {
-      double gbps[H2D_COPY_PATHS];
-      h2d_pipeline_calibrate (sink->pipe, &item->row.layout, sink->workers, sink->copy_sms,
-                              AUTO_CALIBRATE_S, gbps);
-      for (int p = 0; p < H2D_COPY_PATHS; p++)
+      double gbps[COPY_CHOICE_ROUNDS * H2D_COPY_PATHS];
+      size_t rounds = COPY_CHOICE_ROUNDS;
+      const char *forced = getenv ("ARENABENCH_AUTO_RATES");
+      if (forced)
         {
-          sink->auto_gbps[p] = gbps[p] > 0 ? gbps[p] : NAN;
-          bool eligible = gbps[p] > 0 && (p == H2D_COPY_ENGINE || item->source_pinned);
-          if (eligible && gbps[p] > gbps[best])
-            best = p;
+          if (!copy_choice_parse_rates (forced, H2D_COPY_PATHS, gbps))
+            die (EXIT_USAGE, 0, "ARENABENCH_AUTO_RATES: %s is not %d rates in GB/s "
+                 "(engine,batch,sm)", quote (forced), H2D_COPY_PATHS);
+          rounds = 1;
         }
+      else
+        h2d_pipeline_calibrate (sink->pipe, &item->row.layout, sink->workers, sink->copy_sms,
+                                COPY_CHOICE_ROUND_S, COPY_CHOICE_ROUNDS, gbps);
+      /* Given rates may name a path this runtime lacks: never take it.  */
+      bool eligible[H2D_COPY_PATHS];
+      char why[200];
+      for (int p = 0; p < H2D_COPY_PATHS; p++)
+        eligible[p] = (p == H2D_COPY_ENGINE || item->source_pinned)
+                      && h2d_pipeline_copy_path_available (sink->pipe, (enum h2d_copy_path) p,
+                                                           why, sizeof why);
+      best = copy_choice_decide (gbps, rounds, H2D_COPY_PATHS, eligible, sink->auto_gbps);
+      char line[300];
+      copy_choice_describe (line, sizeof line, item->row.layout.bytes, rounds,
+                            forced ? 0 : COPY_CHOICE_ROUND_S, copy_path_choices + 1,
+                            H2D_COPY_PATHS, sink->auto_gbps, best);
+      warn (0, "%s", line);
     }
   sink->copy_path = best;
   h2d_pipeline_copy_path (sink->pipe, (enum h2d_copy_path) best, sink->copy_sms);

@@ -3,6 +3,8 @@
 #include <config.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -373,6 +375,17 @@ struct batch_block
   check_result results[H2D_BATCH_ITEMS];
 };
 
+/* How a batch's check (engine and batch paths) is ordered after its
+   copy (ARENABENCH_COPY_ORDER, for compute-sanitizer's initcheck):
+   EVENT, the check's stream waits on the copy's last event (the
+   default, and the only order a run needs); SYNC, the host also waits
+   for that event before it queues the check, so the check cannot begin
+   before the copy's writes completed whatever the tools track; NONE, no
+   wait at all: a negative control whose checks may read bytes not yet
+   written (mismatches, initcheck reports).  */
+enum copy_order { ORDER_EVENT, ORDER_SYNC, ORDER_NONE };
+static const char *const copy_order_names[] = { "event", "sync", "none" };
+
 /* One buffer of the ring of K and the batch that travels in it.  */
 struct flight
 {
@@ -453,6 +466,13 @@ struct h2d_pipeline
      completion was seen at ORIGIN_NS.  */
   cudaEvent_t origin;
   uint64_t origin_ns;
+  /* ARENABENCH_COPY_ORDER: how a batch's check waits for its copy, and
+     (when given) the batches whose check was seen to begin before their
+     copy ended, by their events' times.  */
+  copy_order order;
+  bool order_given;
+  uint64_t order_batches, order_early;
+  double order_min_gap_ms;
 };
 
 static void
@@ -584,6 +604,18 @@ h2d_pipeline_open (unsigned inflight, unsigned copy_streams, bool verify,
   pipe->batch_items = H2D_BATCH_ITEMS;
   pipe->path = H2D_COPY_ENGINE;
   pipe->sm_blocks = H2D_COPY_SMS_DEFAULT;
+  if (const char *order = getenv ("ARENABENCH_COPY_ORDER"))
+    {
+      int o = 0;
+      while (o < 3 && strcmp (order, copy_order_names[o]) != 0)
+        o++;
+      if (o == 3)
+        die (EXIT_USAGE, 0, "ARENABENCH_COPY_ORDER: %s is not event, sync or none",
+             quote (order));
+      pipe->order = (copy_order) o;
+      pipe->order_given = true;
+      pipe->order_min_gap_ms = HUGE_VAL;
+    }
   int device = 0, sms = 0;
   GPU_CHECK (cudaGetDevice (&device));
   GPU_CHECK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device));
@@ -620,6 +652,17 @@ void
 h2d_pipeline_close (struct h2d_pipeline *pipe)
 {
   GPU_CHECK (cudaDeviceSynchronize ());
+  if (pipe->order_given)
+    {
+      char gap[64] = "";
+      if (pipe->order_batches)
+        snprintf (gap, sizeof gap, " (least copy end to check start: %.1f us)",
+                  pipe->order_min_gap_ms * 1e3);
+      warn (0, "ARENABENCH_COPY_ORDER=%s: %llu batches checked after a copy, "
+            "%llu of them began their check before the copy ended%s",
+            copy_order_names[pipe->order], (unsigned long long) pipe->order_batches,
+            (unsigned long long) pipe->order_early, gap);
+    }
   for (flight &f : pipe->flights)
     {
       if (f.device)
@@ -1094,7 +1137,10 @@ launch (h2d_pipeline *pipe, flight &f)
       GPU_CHECK (cudaEventRecord (f.released, pipe->release));
     }
 
-  GPU_CHECK (cudaStreamWaitEvent (pipe->check, f.copy_stop, 0));
+  if (pipe->order == ORDER_SYNC)
+    GPU_CHECK (cudaEventSynchronize (f.copy_stop));
+  if (pipe->order != ORDER_NONE)
+    GPU_CHECK (cudaStreamWaitEvent (pipe->check, f.copy_stop, 0));
   if (pipe->verify && f.path == H2D_COPY_SM)
     fetch_results (f, pipe->check);
   else if (pipe->verify)
@@ -1244,6 +1290,16 @@ h2d_pipeline_retire (struct h2d_pipeline *pipe, bool wait, struct h2d_outcome *o
       f.copy_end_ns = f.copy_start_ns + f.copy_ns;
       f.check_start_ns = pipe->verify ? host_time_ns (pipe, f.verify_start) : 0;
       f.check_end_ns = pipe->verify ? f.check_start_ns + f.verify_ns : 0;
+      /* The order's proof: the check's first event against the copy's
+         last (the sm path's check is its copy).  */
+      if (pipe->order_given && pipe->verify && f.path != H2D_COPY_SM)
+        {
+          float ms = 0;
+          GPU_CHECK (cudaEventElapsedTime (&ms, f.copy_stop, f.verify_start));
+          pipe->order_batches++;
+          pipe->order_early += ms < 0;
+          pipe->order_min_gap_ms = std::min (pipe->order_min_gap_ms, (double) ms);
+        }
     }
 
   /* A batch's times are shared among its items by their bytes.  */
@@ -1375,7 +1431,8 @@ calibrate_retire (h2d_pipeline *pipe, bool wait)
 
 void
 h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *layout,
-                        unsigned producers, unsigned blocks, double seconds, double *gbps)
+                        unsigned producers, unsigned blocks, double seconds,
+                        unsigned rounds, double *gbps)
 {
   if (pipe->pending || pipe->stage)
     die (EXIT_SOFTWARE, 0, "h2d_pipeline_calibrate: the pipeline is busy or staged");
@@ -1385,8 +1442,8 @@ h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *
   uint64_t stride = (layout->bytes + 4095) / 4096 * 4096;
   uint64_t slots = std::max<uint64_t> (2, CALIBRATE_SCRATCH_BYTES / stride / producers);
   uint64_t arena_bytes = slots * stride, total = arena_bytes * producers;
-  for (int p = 0; p < H2D_COPY_PATHS; p++)
-    gbps[p] = 0;
+  for (unsigned k = 0; k < rounds * H2D_COPY_PATHS; k++)
+    gbps[k] = 0;
   unsigned char *scratch = nullptr;
   /* No page-locked scratch (the driver refused): nothing is timed.  */
   if (cudaHostAlloc (&scratch, total, cudaHostAllocMapped) != cudaSuccess)
@@ -1406,8 +1463,9 @@ h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *
 
   h2d_copy_path was = pipe->path;
   unsigned was_blocks = pipe->sm_blocks;
-  /* A round to warm up, then two timed; the best of those per path.  */
-  for (int round = 0; round < 3; round++)
+  /* A round to warm up (half as long), then ROUNDS timed; within each the
+     paths take turns, so that a host growing busier slows them alike.  */
+  for (unsigned round = 0; round <= rounds; round++)
     for (int p = 0; p < H2D_COPY_PATHS; p++)
       {
         char why[200];
@@ -1438,7 +1496,7 @@ h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *
         double ns = (double) (clock_now_ns () - start);
         double rate = ns > 0 ? (double) (n * layout->bytes) / ns : 0;
         if (round)
-          gbps[p] = std::max (gbps[p], rate);
+          gbps[(round - 1) * H2D_COPY_PATHS + p] = rate;
       }
 
   GPU_CHECK (cudaDeviceSynchronize ());
@@ -1448,4 +1506,6 @@ h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *
   pipe->sm_blocks = was_blocks;
   for (uint64_t &c : pipe->path_batches)
     c = 0;
+  pipe->order_batches = pipe->order_early = 0;
+  pipe->order_min_gap_ms = HUGE_VAL;
 }

@@ -206,15 +206,16 @@ void h2d_pipeline_path_batches (const struct h2d_pipeline *pipe, uint64_t *count
 
 /* Time each available path (the sm one with BLOCKS blocks) on a scratch
    page-locked buffer of items of LAYOUT, laid out as PRODUCERS pool
-   arenas would interleave them, about SECONDS each, twice, through this
-   pipeline as it is set up (buffers in flight, batch items, checking):
-   GBPS[path] the best rate in GB/s, 0 for a path not available (every
-   path, when no page-locked scratch could be had).  The
-   pipeline must be idle; it is left on the path it was on.  Dies if a
-   scratch item fails its check.  */
+   arenas would interleave them, through this pipeline as it is set up
+   (buffers in flight, batch items, checking): a warm-up round, then
+   ROUNDS rounds in which the paths take turns, each path at least
+   SECONDS: GBPS[ROUND * H2D_COPY_PATHS + PATH] the rate of each timed
+   round in GB/s, 0 for a path not available (every path, when no
+   page-locked scratch could be had).  The pipeline must be idle; it is
+   left on the path it was on.  Dies if a scratch item fails its check.  */
 void h2d_pipeline_calibrate (struct h2d_pipeline *pipe, const struct payload_layout *layout,
                              unsigned producers, unsigned blocks, double seconds,
-                             double *gbps);
+                             unsigned rounds, double *gbps);
 
 /* Page-locked staging bytes held (0 unless staged).  */
 uint64_t h2d_pipeline_staging_bytes (const struct h2d_pipeline *pipe);

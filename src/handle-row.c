@@ -189,19 +189,74 @@ handle_columns_parse (struct handle_columns *columns, const struct csv_record *r
 
 /* Field parsers: each returns false with WHY naming the column.  */
 
+/* Eight ASCII digits at P as their value in *VALUE; false when one is
+   not a digit.  Eight at once: a row's numbers are mostly long (the
+   nanosecond stamps have 13 digits).  */
+static inline bool
+eight_digits (const char *p, uint64_t *value)
+{
+#if defined __BYTE_ORDER__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const uint64_t zeros = 0x3030303030303030ULL, high = 0xf0f0f0f0f0f0f0f0ULL;
+  uint64_t v;
+  memcpy (&v, p, 8);
+  /* Each byte 0x30..0x3f, and still below 0x40 with 6 added.  */
+  if ((v & high) != zeros || ((v + 0x0606060606060606ULL) & high) != zeros)
+    return false;
+  v -= zeros;
+  v = v * 10 + (v >> 8);          /* pairs of digits in every other byte */
+  const uint64_t mask = 0x000000ff000000ffULL;
+  v = ((v & mask) * (100 + (1000000ULL << 32))
+       + ((v >> 16) & mask) * (1 + (10000ULL << 32))) >> 32;
+  *value = v;
+  return true;
+#else
+  uint64_t number = 0;
+  for (int i = 0; i < 8; i++)
+    {
+      unsigned digit = (unsigned) (unsigned char) p[i] - '0';
+      if (digit > 9)
+        return false;
+      number = number * 10 + digit;
+    }
+  *value = number;
+  return true;
+#endif
+}
+
 /* ASCII digits only, at least one, no sign or space: what
    options_parse_uint accepts, without a division per digit (a row has
-   fourteen numbers, and a consumer reads a million rows a second).  */
-static bool
-parse_u64 (const char *text, uint64_t max, uint64_t *value)
+   fourteen numbers, and a consumer reads a million rows a second).
+   LENGTH is the field's (the reader's, NUL at TEXT[LENGTH]): nineteen
+   digits cannot overflow, so only a twentieth is checked; eight digits
+   go at a time (numbers were a sixth of a 4 KiB item's handling).  */
+static inline bool
+parse_u64 (const char *text, size_t length, uint64_t max, uint64_t *value)
 {
-  const char *p = text;
-  uint64_t number = 0;
-  for (; *p >= '0' && *p <= '9'; p++)
-    if (__builtin_mul_overflow (number, 10, &number)
-        || __builtin_add_overflow (number, (uint64_t) (*p - '0'), &number))
-      return false;
-  if (p == text || *p || number > max)
+  uint64_t number = 0, eight;
+  size_t plain = length < 19 ? length : 19, i = 0;
+  if (length == 0)
+    return false;
+  for (; i + 8 <= plain; i += 8)
+    {
+      if (!eight_digits (text + i, &eight))
+        return false;
+      number = number * 100000000 + eight;
+    }
+  for (; i < plain; i++)
+    {
+      unsigned digit = (unsigned) (unsigned char) text[i] - '0';
+      if (digit > 9)
+        return false;
+      number = number * 10 + digit;
+    }
+  for (; i < length; i++)
+    {
+      unsigned digit = (unsigned) (unsigned char) text[i] - '0';
+      if (digit > 9 || __builtin_mul_overflow (number, 10, &number)
+          || __builtin_add_overflow (number, (uint64_t) digit, &number))
+        return false;
+    }
+  if (number > max)
     return false;
   *value = number;
   return true;
@@ -226,8 +281,10 @@ backend_choices (void)
 static int
 find_name (const char *text, const char *const *names)
 {
+  /* The first byte first: a row has four names, and strcmp's call was
+     4% of a small item's handling.  */
   for (int i = 0; names[i]; i++)
-    if (STREQ (text, names[i]))
+    if (text[0] == names[i][0] && STREQ (text, names[i]))
       return i;
   return -1;
 }
@@ -243,13 +300,14 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
       return false;
     }
 #define FIELD(c) (record->fields[columns->index[c]])
+#define LENGTH(c) (record->lengths[columns->index[c]])
 #define BAD(c, what) \
   do { snprintf (why, why_size, "column '%s': %s %s", handle_fields[c].name, \
                  quote (FIELD (c)), what); return false; } while (0)
 #define NUMBER(c, max, dest) \
   do { \
       uint64_t v_; \
-      if (!parse_u64 (FIELD (c), (max), &v_)) \
+      if (!parse_u64 (FIELD (c), LENGTH (c), (max), &v_)) \
         { BAD (c, "is not a number in range"); } \
       (dest) = v_; \
   } while (0)
@@ -284,7 +342,7 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
     if (handle_fields[c].size && columns->index[c] >= 0)
       {
         uint64_t v;
-        if (!parse_u64 (FIELD (c), handle_fields[c].max, &v))
+        if (!parse_u64 (FIELD (c), LENGTH (c), handle_fields[c].max, &v))
           BAD (c, "is not a number in range");
         number_set (row, &handle_fields[c], v);
       }
@@ -335,6 +393,7 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
   return true;
 #undef NUMBER
 #undef BAD
+#undef LENGTH
 #undef FIELD
 }
 

@@ -221,6 +221,13 @@ EOF
 4|-1|column 'offset': '-1' is not a number in range
 4|18446744073709551616|column 'offset': '18446744073709551616' is not a number in range
 4|0x1000|column 'offset': '0x1000' is not a number in range
+4|1234567:|column 'offset': '1234567:' is not a number in range
+4|12345/78|column 'offset': '12345/78' is not a number in range
+4|:2345678|column 'offset': ':2345678' is not a number in range
+4|123456781234567x|column 'offset': '123456781234567x' is not a number in range
+4|123456789012345678x|column 'offset': '123456789012345678x' is not a number in range
+4|0000000000000000000000x|column 'offset': '0000000000000000000000x' is not a number in range
+4|99999999999999999999|column 'offset': '99999999999999999999' is not a number in range
 5|x|column 'bytes': 'x' is not a number in range
 5||column 'bytes': '' is not a number in range
 5|4100|column 'bytes': '4100' does not match size_bytes, dtype and kind
@@ -891,4 +898,19 @@ consume_fifo() {
   wait "$consumer" || st=$?
   [ "$st" -eq 65 ]
   [ "$(cat "$TMP/err")" = "arena-consume: arena '$(arena_name)': truncated by another process while in use" ]
+}
+
+@test "contrib/small-items: runs each arm, keeps every run report and summarizes per arm" {
+  run small-items --items 40 --runs 2 --slots 16 --label t --out "$TMP/si"
+  assert_status 0
+  [ "$(grep -c '' "$TMP/si/raw.csv")" -eq 5 ]
+  [ "$(columns bench_arm bench_run bench_label items mismatches < "$TMP/si/raw.csv" | sort | tr '\n' ' ')" = \
+    'bench_arm,bench_run,bench_label,items,mismatches no-verify,1,t,80, no-verify,2,t,80, verify,1,t,80,0 verify,2,t,80,0 ' ]
+  [ "$(awk '$1 == "verify" || $1 == "no-verify" { print $1, $2, $NF }' "$TMP/si/summary.txt" | sort | tr '\n' ' ')" = \
+    'no-verify 2 0 verify 2 0 ' ]
+  grep -q '^commit: ' "$TMP/si/receipt.txt"
+  run small-items --arms fast --out "$TMP/si2"
+  assert_status 64
+  assert_output "small-items: --arms: 'fast' is not verify or no-verify"
+  assert_no_arena_left
 }
