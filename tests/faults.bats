@@ -376,6 +376,27 @@ print(p.returncode, repr(p.stderr.decode()))' bench-summarize --resamples 0 "$TM
   [ "$(cat "$TMP/err")" = "bench-summarize: no interval: fewer than 2 values, in 20000 rows (first: g=group0, column 't', n=1)" ]
 }
 
+# ------------------------------------------- signals the caller ignored
+
+# nohup ignores SIGHUP, a script's background job SIGINT and SIGQUIT: the
+# producer and its workers keep them ignored (they were ended at once, 129).
+@test "arena-produce with SIGHUP, SIGINT or SIGQUIT ignored (nohup): that signal leaves it running, the run completes" {
+  local sig
+  for sig in HUP INT QUIT; do
+    : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
+    background bash -c "trap '' $sig; exec arena-produce --size 4096 --items 2 --slots 2 --timeout 60" > "$TMP/rows.csv" 2> "$TMP/producer.err"
+    PRODUCER=$LAST
+    wait_rows "$TMP/rows.csv" 3
+    # The parent and its worker, as a hangup signals the whole group.
+    kill -"$sig" "$PRODUCER" $(pgrep -P "$PRODUCER")
+    run arena-consume --report run < "$TMP/rows.csv"
+    assert_status 0
+    finish "$PRODUCER" 30
+    [ "$status" -eq 0 ]
+    [ ! -s "$TMP/producer.err" ]
+  done
+}
+
 # ------------------------------------ bugs the fuzz targets found (reported)
 
 # libcsv trims spaces and tabs from unquoted fields, so a written key
