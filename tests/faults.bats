@@ -857,6 +857,45 @@ worker_waits() {
   return 1
 }
 
+# ms_since START MS: MS milliseconds have passed since START (date +%s%N).
+ms_since() {
+  [ $(( ($(date +%s%N) - $1) / 1000000 )) -ge "$2" ]
+}
+
+# Rows every 4 ms (--fill-rate): between two the consumer waits in
+# pipe_read, its wait begun after the timer's last tick.  It is stopped
+# there for longer than --timeout while the rows pile up in the pipe; it
+# died of --timeout when continued (only a wait begun before the last tick
+# was forgiven).
+@test "arena-consume --timeout: stopped while rows flow, for longer than the timeout: continued, the run completes" {
+  local limit=$((2 * $(load_factor))) start
+  mkfifo "$TMP/rows"
+  # Each job opens its end of the FIFO (a redirection of the call would
+  # block this shell).
+  arena-produce --size 4K --items 2000 --slots 2000 --fill-rate 1MB --timeout 600 > "$TMP/rows" 2> "$TMP/producer.err" 3>&- &
+  local producer=$!
+  BACKGROUND+=("$producer")
+  arena-consume --timeout "$limit" < "$TMP/rows" > "$TMP/receipts" 2> "$TMP/consumer.err" 3>&- &
+  local consumer=$!
+  BACKGROUND+=("$consumer")
+  wait_until 30 maps_arena "$consumer"
+  wait_until 30 in_kernel_wait "$consumer" pipe_read
+  kill -STOP "$consumer"
+  wait_until 30 is_stopped "$consumer"
+  start=$(date +%s%N)
+  # The stop outlasts --timeout on the test's clock (this wait is the stop).
+  wait_until $((3 * limit + 30)) ms_since "$start" $((1000 * limit + 500))
+  kill -CONT "$consumer"
+  finish "$consumer" 300
+  [ "$status" -eq 0 ]
+  [ ! -s "$TMP/consumer.err" ]
+  run column sequence < "$TMP/receipts"
+  assert_status 0
+  [ "${#lines[@]}" -eq 2000 ]
+  finish "$producer" 60
+  [ "$status" -eq 0 ]
+}
+
 @test "arena-consume --timeout does not count time the consumer itself was stopped (SIGSTOP, Ctrl-Z)" {
   mkfifo "$TMP/rows"
   arena-consume --timeout 3 < "$TMP/rows" > "$TMP/receipts" 2> "$TMP/consumer.err" 3>&- &
