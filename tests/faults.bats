@@ -146,6 +146,26 @@ check_rounds() {
   [ "$left" -eq 0 ] || { echo "the killed producer left $left arena(s) in /dev/shm" >&2; false; }
 }
 
+# strace(1) kills the producer as it enters ftruncate: its arena was
+# created (and locked) but has no size.  Such an object, fresh, cannot be
+# told from a live producer's a moment after shm_open, and the consumer's
+# sweep left it; the arena now has no name until its header is whole.
+@test "producer SIGKILLed between creating its arena and sizing it: nothing left once the consumer has exited" {
+  command -v strace > /dev/null || skip "strace(1) is needed to kill the producer at its ftruncate"
+  ! valgrind_build || skip "strace would trace valgrind, not the producer"
+  strace -f -o /dev/null -e inject=ftruncate:error=EIO:signal=SIGKILL true 2> /dev/null ||
+    skip "strace cannot trace here (ptrace refused)"
+  run bash -c "strace -f -o /dev/null -e inject=ftruncate:error=EIO:signal=SIGKILL arena-produce --size 4K --items 2 --timeout 60 | arena-consume > /dev/null; echo \"status \${PIPESTATUS[*]}\""
+  assert_status 0
+  assert_output "arena-consume: stdin: no handle rows (empty input)
+status 137 66"
+  local producer
+  producer=$(cat "$ARENABENCH_PRODUCERS")
+  run bash -c "ls /dev/shm | grep -c '^arenabench\.$producer\.'"
+  assert_status 1
+  assert_output 0
+}
+
 # ------------------------------------------------- /dev/shm too small
 
 # in_tiny_shm SCRIPT: run SCRIPT with a 256 KiB tmpfs over /dev/shm, in a
