@@ -154,7 +154,13 @@ install_signal_handlers (void)
   struct sigaction sa = { .sa_handler = on_fatal_signal };
   sigemptyset (&sa.sa_mask);
   for (size_t i = 0; i < ARRAY_SIZE (fatal); i++)
-    sigaction (fatal[i], &sa, NULL);
+    {
+      struct sigaction old;
+      /* An ignored signal (nohup's SIGHUP, a background job's SIGINT and
+         SIGQUIT) stays so, as in arena-consume: the caller meant it.  */
+      if (sigaction (fatal[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        sigaction (fatal[i], &sa, NULL);
+    }
   /* A closed pipe is a consumer that went away: EPIPE lets us say so and
      clean up, the same as when we find it gone while waiting for space. */
   signal (SIGPIPE, SIG_IGN);

@@ -189,6 +189,39 @@ arena_format (struct arena *arena, void *base, uint64_t total, enum arena_backen
   arena->header->magic = ARENA_MAGIC;
 }
 
+/* An object in /dev/shm with no name yet (O_TMPFILE), named by publish
+   once its header is whole: a producer killed between creating and sizing
+   its arena leaves nothing.  -1 where the kernel or the file system has
+   no unnamed files.  */
+static int
+open_unnamed (void)
+{
+#ifdef O_TMPFILE
+  return high_fd (open ("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+#else
+  return -1;
+#endif
+}
+
+/* Give the unnamed object FD ARENA's name, failing (EEXIST) rather than
+   replace another.  Through /proc (any user may), else by the descriptor
+   itself (needs CAP_DAC_READ_SEARCH).  */
+static int
+publish (int fd, const struct arena *arena)
+{
+  char proc[32];
+  snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
+  if (linkat (AT_FDCWD, proc, AT_FDCWD, arena->path, AT_SYMLINK_FOLLOW) == 0)
+    return 0;
+  if (errno == EEXIST)
+    return errno;
+#ifdef AT_EMPTY_PATH
+  if (linkat (fd, "", AT_FDCWD, arena->path, AT_EMPTY_PATH) == 0)
+    return 0;
+#endif
+  return errno;
+}
+
 int
 arena_create (struct arena *arena, enum arena_backend backend, uint64_t item_bytes,
               uint32_t slots, bool pin, const struct arena_identity *id)
@@ -198,7 +231,10 @@ arena_create (struct arena *arena, enum arena_backend backend, uint64_t item_byt
   memset (arena, 0, sizeof *arena);
   arena->fd = -1;
   random_name (arena);
-  int fd = high_fd (shm_open (arena->name, O_RDWR | O_CREAT | O_EXCL, 0600));
+  int fd = open_unnamed ();
+  bool named = fd < 0;
+  if (named)
+    fd = high_fd (shm_open (arena->name, O_RDWR | O_CREAT | O_EXCL, 0600));
   if (fd < 0)
     return errno;
   /* The lock first: from now on a sweep sees this arena as alive.  Then
@@ -224,16 +260,22 @@ arena_create (struct arena *arena, enum arena_backend backend, uint64_t item_byt
         err = errno;
     }
   if (!err)
+    arena_format (arena, base, total, backend, item_bytes, slots, pin, id);
+  /* Named once its header is whole: from then on a sweep recognises it. */
+  if (!err && !named)
     {
-      arena_format (arena, base, total, backend, item_bytes, slots, pin, id);
-      err = posix_fallocate (fd, 0, (off_t) total);
+      err = publish (fd, arena);
+      named = !err;
     }
+  if (!err)
+    err = posix_fallocate (fd, 0, (off_t) total);
   if (err)
     {
       if (base != MAP_FAILED)
         munmap (base, total);
       close (fd);
-      shm_unlink (arena->name);
+      if (named)
+        shm_unlink (arena->name);
       arena->base = NULL;
       arena->header = NULL;
       return err;

@@ -45,34 +45,62 @@ stop_input (int sig)
   _exit (sig == SIGALRM ? EXIT_TEMPFAIL : 128 + sig);
 }
 
-/* The timer's period, and when it last ran.  */
+/* The timer's period, and the last moment we know this process ran (a
+   tick it handled, or a continue).  */
 static uint64_t row_tick_ns;
-static uint64_t last_tick_ns;
+static _Atomic uint64_t last_ran_ns;
+static struct sigaction cont_before;     /* SIGCONT's action before the timer */
+
+/* Move the start of the wait past time this process may not have run:
+   from the last moment we know it ran (the wait's start, or a later tick
+   or continue) to NOW, less ALLOWED_NS of it.  */
+static void
+forgive_since_last_ran (uint64_t now, uint64_t allowed_ns)
+{
+  uint64_t since = atomic_load (&waiting_since_ns);
+  uint64_t ran = atomic_load (&last_ran_ns);
+  if (since > ran)
+    ran = since;
+  if (since && now > ran && now - ran > allowed_ns)
+    atomic_compare_exchange_strong (&waiting_since_ns, &since, since + (now - ran - allowed_ns));
+}
 
 /* The timer: no row for --timeout seconds of time the producer could have
    acted in.  Time this process was stopped (Ctrl-Z, SIGSTOP, a debugger)
    or not run at all does not count: the producer may have been waiting
    on us all along (a full ring), and a healthy run was lost when we
-   continued.  The timer runs in real time, but a stopped process handles
-   no tick, so a tick that comes long after the one before marks such a
-   gap: at most two periods of it count, the rest moves the start of the
-   wait forward.  A wait that began during the gap is left alone.  */
+   continued.  A stop by signal ends with SIGCONT: on_continue forgives
+   all of it, and a tick that comes with the continue (pending since the
+   stop, and taken first: Linux delivers the lower signal number first)
+   leaves it that work.  Otherwise (a debugger's stop, a process not
+   scheduled) a tick that comes long after the one before marks the gap:
+   at most two periods of it count, from the last moment we know we ran,
+   whenever the wait began.  */
 static void
 on_row_timer (int sig)
 {
+  sigset_t pending;
+  if (sigpending (&pending) == 0 && sigismember (&pending, SIGCONT))
+    return;
   uint64_t now = clock_now_ns ();
+  forgive_since_last_ran (now, 2 * row_tick_ns);
+  atomic_store (&last_ran_ns, now);
   uint64_t since = atomic_load (&waiting_since_ns);
-  uint64_t gap = last_tick_ns ? now - last_tick_ns : 0;
-  last_tick_ns = now;
-  if (since && gap > 2 * row_tick_ns && since < now - gap)
-    {
-      uint64_t lost = gap - 2 * row_tick_ns;
-      uint64_t later = since + lost;
-      if (atomic_compare_exchange_strong (&waiting_since_ns, &since, later))
-        since = later;
-    }
   if (!stop_signal && since && now - since >= row_timeout_ns)
     stop_input (sig);
+}
+
+/* SIGCONT: we were stopped, at the earliest just after the last moment we
+   know we ran; none of that counts, and the wait goes on from now.  */
+static void
+on_continue (int sig)
+{
+  (void) sig;
+  int saved = errno;
+  uint64_t now = clock_now_ns ();
+  forgive_since_last_ran (now, 0);
+  atomic_store (&last_ran_ns, now);
+  errno = saved;
 }
 
 /* SIGTERM, SIGINT, SIGHUP: stop reading and finish as for --timeout; a
@@ -119,9 +147,15 @@ consumer_signals_start_timer (double timeout_s)
   if (timeout_s <= 0)
     return;
   row_timeout_ns = (uint64_t) (timeout_s * 1e9);
+  /* The two handlers never interrupt each other.  */
   struct sigaction sa = { .sa_handler = on_row_timer, .sa_flags = SA_RESTART };
   sigemptyset (&sa.sa_mask);
+  sigaddset (&sa.sa_mask, SIGALRM);
+  sigaddset (&sa.sa_mask, SIGCONT);
   sigaction (SIGALRM, &sa, NULL);
+  /* Only with the timer: its ticks already interrupt every wait.  */
+  sa.sa_handler = on_continue;
+  sigaction (SIGCONT, &sa, &cont_before);
   /* Look four times per timeout, at most every second.  */
   uint64_t tick = row_timeout_ns / 4;
   if (tick > 1000000000ULL)
@@ -129,7 +163,7 @@ consumer_signals_start_timer (double timeout_s)
   if (tick < 1000000ULL)
     tick = 1000000ULL;
   row_tick_ns = tick;
-  last_tick_ns = clock_now_ns ();
+  atomic_store (&last_ran_ns, clock_now_ns ());
   struct itimerval it = {
     .it_interval = { (time_t) (tick / 1000000000ULL), (suseconds_t) (tick % 1000000000ULL / 1000) },
   };
@@ -142,6 +176,8 @@ consumer_signals_stop_timer (void)
 {
   struct itimerval off = { 0 };
   setitimer (ITIMER_REAL, &off, NULL);
+  if (row_timeout_ns)
+    sigaction (SIGCONT, &cont_before, NULL);
   waiting_since_ns = 0;
 }
 

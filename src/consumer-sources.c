@@ -202,6 +202,11 @@ sources_check_config (const struct source *s, const struct handle_row *row, size
                    || s->config.epochs != row->config.epochs))
     die (EXIT_DATAERR, 0, "line %zu: configuration differs from earlier rows of arena %s",
          line, quote (row->arena));
+  /* Every row, not only the first: a pulled item's sequence says nothing
+     of its worker, and the receipts would credit the one the row names. */
+  if (row->worker != s->arena.id.worker)
+    die (EXIT_DATAERR, 0, "line %zu: arena %s: worker %" PRIu32 " differs from its header "
+         "(worker %" PRIu32 ")", line, quote (row->arena), row->worker, s->arena.id.worker);
 }
 
 /* The sequence of the item with generation GENERATION (from 1) of arena

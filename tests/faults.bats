@@ -146,6 +146,26 @@ check_rounds() {
   [ "$left" -eq 0 ] || { echo "the killed producer left $left arena(s) in /dev/shm" >&2; false; }
 }
 
+# strace(1) kills the producer as it enters ftruncate: its arena was
+# created (and locked) but has no size.  Such an object, fresh, cannot be
+# told from a live producer's a moment after shm_open, and the consumer's
+# sweep left it; the arena now has no name until its header is whole.
+@test "producer SIGKILLed between creating its arena and sizing it: nothing left once the consumer has exited" {
+  command -v strace > /dev/null || skip "strace(1) is needed to kill the producer at its ftruncate"
+  ! valgrind_build || skip "strace would trace valgrind, not the producer"
+  strace -f -o /dev/null -e inject=ftruncate:error=EIO:signal=SIGKILL true 2> /dev/null ||
+    skip "strace cannot trace here (ptrace refused)"
+  run bash -c "strace -f -o /dev/null -e inject=ftruncate:error=EIO:signal=SIGKILL arena-produce --size 4K --items 2 --timeout 60 | arena-consume > /dev/null; echo \"status \${PIPESTATUS[*]}\""
+  assert_status 0
+  assert_output "arena-consume: stdin: no handle rows (empty input)
+status 137 66"
+  local producer
+  producer=$(cat "$ARENABENCH_PRODUCERS")
+  run bash -c "ls /dev/shm | grep -c '^arenabench\.$producer\.'"
+  assert_status 1
+  assert_output 0
+}
+
 # ------------------------------------------------- /dev/shm too small
 
 # in_tiny_shm SCRIPT: run SCRIPT with a 256 KiB tmpfs over /dev/shm, in a
@@ -374,6 +394,27 @@ print(p.returncode, repr(p.stderr.decode()))' bench-summarize --resamples 0 "$TM
   assert_output 141
   # Only why the one-value groups have no interval, said before any output.
   [ "$(cat "$TMP/err")" = "bench-summarize: no interval: fewer than 2 values, in 20000 rows (first: g=group0, column 't', n=1)" ]
+}
+
+# ------------------------------------------- signals the caller ignored
+
+# nohup ignores SIGHUP, a script's background job SIGINT and SIGQUIT: the
+# producer and its workers keep them ignored (they were ended at once, 129).
+@test "arena-produce with SIGHUP, SIGINT or SIGQUIT ignored (nohup): that signal leaves it running, the run completes" {
+  local sig
+  for sig in HUP INT QUIT; do
+    : > "$TMP/rows.csv"   # emptied first: the background redirection truncates it only once it runs
+    background bash -c "trap '' $sig; exec arena-produce --size 4096 --items 2 --slots 2 --timeout 60" > "$TMP/rows.csv" 2> "$TMP/producer.err"
+    PRODUCER=$LAST
+    wait_rows "$TMP/rows.csv" 3
+    # The parent and its worker, as a hangup signals the whole group.
+    kill -"$sig" "$PRODUCER" $(pgrep -P "$PRODUCER")
+    run arena-consume --report run < "$TMP/rows.csv"
+    assert_status 0
+    finish "$PRODUCER" 30
+    [ "$status" -eq 0 ]
+    [ ! -s "$TMP/producer.err" ]
+  done
 }
 
 # ------------------------------------ bugs the fuzz targets found (reported)
@@ -834,6 +875,45 @@ worker_waits() {
   local w
   for w in $(pgrep -P "$1"); do in_kernel_wait "$w" futex && return 0; done
   return 1
+}
+
+# ms_since START MS: MS milliseconds have passed since START (date +%s%N).
+ms_since() {
+  [ $(( ($(date +%s%N) - $1) / 1000000 )) -ge "$2" ]
+}
+
+# Rows every 4 ms (--fill-rate): between two the consumer waits in
+# pipe_read, its wait begun after the timer's last tick.  It is stopped
+# there for longer than --timeout while the rows pile up in the pipe; it
+# died of --timeout when continued (only a wait begun before the last tick
+# was forgiven).
+@test "arena-consume --timeout: stopped while rows flow, for longer than the timeout: continued, the run completes" {
+  local limit=$((2 * $(load_factor))) start
+  mkfifo "$TMP/rows"
+  # Each job opens its end of the FIFO (a redirection of the call would
+  # block this shell).
+  arena-produce --size 4K --items 2000 --slots 2000 --fill-rate 1MB --timeout 600 > "$TMP/rows" 2> "$TMP/producer.err" 3>&- &
+  local producer=$!
+  BACKGROUND+=("$producer")
+  arena-consume --timeout "$limit" < "$TMP/rows" > "$TMP/receipts" 2> "$TMP/consumer.err" 3>&- &
+  local consumer=$!
+  BACKGROUND+=("$consumer")
+  wait_until 30 maps_arena "$consumer"
+  wait_until 30 in_kernel_wait "$consumer" pipe_read
+  kill -STOP "$consumer"
+  wait_until 30 is_stopped "$consumer"
+  start=$(date +%s%N)
+  # The stop outlasts --timeout on the test's clock (this wait is the stop).
+  wait_until $((3 * limit + 30)) ms_since "$start" $((1000 * limit + 500))
+  kill -CONT "$consumer"
+  finish "$consumer" 300
+  [ "$status" -eq 0 ]
+  [ ! -s "$TMP/consumer.err" ]
+  run column sequence < "$TMP/receipts"
+  assert_status 0
+  [ "${#lines[@]}" -eq 2000 ]
+  finish "$producer" 60
+  [ "$status" -eq 0 ]
 }
 
 @test "arena-consume --timeout does not count time the consumer itself was stopped (SIGSTOP, Ctrl-Z)" {

@@ -213,3 +213,23 @@ every_sequence_once() {
   assert_status 75
   [[ "$output" =~ ^arena-consume:\ line\ 3:\ arena\ \'$NAME_RE\':\ item\ 2\ of\ worker\ 0\ is\ missing:\ its\ item\ 3\ \(sequence\ 2\)\ came\ in\ its\ place\ \(a\ row\ was\ dropped\ or\ reordered\ on\ the\ way\)$ ]]
 }
+
+@test "a pull run's row naming another worker after its arena's first row: refused (65), naming line and worker" {
+  : > "$TMP/rows.csv"
+  arena-produce --size 4096 --items 4 --workers 2 --slots 8 --timeout 600 > "$TMP/rows.csv" 2> /dev/null 3>&- &
+  local producer=$!
+  PIDS+=("$producer")
+  wait_rows "$TMP/rows.csv" 9
+  # The second row of some arena (8 items over two arenas: one has two),
+  # its worker swapped for the other one: the receipts would credit it.
+  local line arena worker
+  read -r line arena worker < <(awk -F, 'NR > 1 && $6 == 2 { print NR, $1, $8; exit }' "$TMP/rows.csv")
+  awk -F, -v OFS=, -v n="$line" 'NR == n { $8 = 1 - $8 } { print }' "$TMP/rows.csv" > "$TMP/bad.csv"
+  run bash -c "arena-consume < '$TMP/bad.csv' > /dev/null"
+  assert_status 65
+  assert_output "arena-consume: line $line: arena '$arena': worker $((1 - worker)) differs from its header (worker $worker)"
+  # The arena the consumer never reached goes with its producer (its
+  # handler removes every arena before it dies).
+  kill -TERM "$producer" 2> /dev/null || true   # (it may have ended: the consumer left)
+  wait "$producer" || true
+}
