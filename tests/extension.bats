@@ -58,7 +58,7 @@ in_copy() {
 arena-produce.bats|--list-backends
 arena-consume.bats|every backend|bad field values|forged objects
 pipeline.bats|every backend
-drivers.bats|every backend|one run report per arm|fixed shares beside pulling|GPU arms \(stand-in h2d-check\): pinned
+drivers.bats|every backend|one run report per arm|fixed shares beside pulling|GPU arms \(stand-in h2d-check\): pinned|on SIGTERM: exit 130|without a ceiling row
 launcher.bats|^every launcher of|each launcher's variables
 EOF
   # What the stubs leave undone is their documentation, and the checks
