@@ -1,7 +1,7 @@
 /* arena-flow.c -- items through an arena: the producer reserves, fills
    and publishes; the consumer checks and releases.  What is the same for
    every backend is here (bounds, counts, wakes); what a backend does is
-   behind its operations (arena-pool.c, arena-ring.c). */
+   behind its operations (arena-backends.def). */
 #include "system.h"
 #include "arena.h"
 #include "arena-layout.h"
@@ -10,30 +10,6 @@
 #include "work-share.h"
 
 #include <inttypes.h>
-
-/* The backends: a new one is its file of operations, a line in each of
-   these two tables and a name in enum arena_backend.  */
-const struct arena_backend_ops *const arena_backends[ARENA_BACKEND_COUNT] = {
-  [ARENA_POOL] = &arena_pool_ops,
-  [ARENA_RING] = &arena_ring_ops,
-};
-const char *const arena_backend_names[ARENA_BACKEND_COUNT + 1] = {
-  [ARENA_POOL] = "pool",
-  [ARENA_RING] = "ring",
-  [ARENA_BACKEND_COUNT] = NULL,
-};
-
-const char *
-arena_backend_summary (enum arena_backend backend)
-{
-  return arena_backends[backend]->summary;
-}
-
-bool
-arena_backend_slotted (enum arena_backend backend)
-{
-  return arena_backends[backend]->slotted;
-}
 
 /* ------------------------------------------------------------ producer */
 

@@ -37,8 +37,9 @@ arena_slot_meta (const struct arena *arena)
 }
 
 /* A backend: how it lays out its data region and moves items through
-   it.  The operations of every backend are in arena_backends, indexed by
-   enum arena_backend; arena.c and arena-flow.c do what is common (the
+   it.  arena-NAME.c defines arena_NAME_ops for each line of
+   arena-backends.def; arena_backends (arena-backends.c) holds them,
+   indexed by enum arena_backend; arena.c and arena-flow.c do what is common (the
    header, bounds, counters, wakes) and call these for the rest.  */
 struct arena_backend_ops
 {
@@ -72,7 +73,9 @@ struct arena_backend_ops
                                 const char **why);
 };
 
-extern const struct arena_backend_ops arena_pool_ops, arena_ring_ops;
+#define ARENA_BACKEND(id, name) extern const struct arena_backend_ops arena_##name##_ops;
+#include "arena-backends.def"
+#undef ARENA_BACKEND
 extern const struct arena_backend_ops *const arena_backends[ARENA_BACKEND_COUNT];
 
 static inline const struct arena_backend_ops *

@@ -25,7 +25,14 @@
 #define ARENA_MAX_WORKERS 65536
 #define ARENA_MAX_EPOCHS 1000000
 
-enum arena_backend { ARENA_POOL, ARENA_RING, ARENA_BACKEND_COUNT };
+/* Every backend of arena-backends.def, in its order.  */
+enum arena_backend
+{
+#define ARENA_BACKEND(id, name) ARENA_##id,
+#include "arena-backends.def"
+#undef ARENA_BACKEND
+  ARENA_BACKEND_COUNT
+};
 
 enum { ARENA_FLAG_PIN = 1 };
 

@@ -294,18 +294,12 @@ arena_unlink (struct arena *arena)
 
 /* ------------------------------------------------------------ consumer */
 
-int
-arena_attach (struct arena *arena, const char *name, const char **why)
+/* Open the object NAME (at PATH in /dev/shm) and vet what it is
+   (arena_object_problem): its descriptor in *FD_OUT and its status in
+   *ST, or an errno and *WHY.  */
+static int
+open_object (const char *name, const char *path, int *fd_out, struct stat *st, const char **why)
 {
-  memset (arena, 0, sizeof *arena);
-  arena->fd = -1;
-  if (!arena_valid_name (name))
-    {
-      *why = "not an arenabench arena name";
-      return EINVAL;
-    }
-  snprintf (arena->name, sizeof arena->name, "%s", name);
-  snprintf (arena->path, sizeof arena->path, "/dev/shm%s", name);
   /* glibc's shm_open adds O_NOFOLLOW: a symlink planted under the name
      fails with ELOOP.  O_NONBLOCK: anyone can plant a FIFO under the name
      in /dev/shm, and opening one to read would wait for a writer forever;
@@ -315,7 +309,6 @@ arena_attach (struct arena *arena, const char *name, const char **why)
     /* Its mode may forbid writing: open it to read, so the checks below
        say what is wrong with it.  */
     fd = high_fd (shm_open (name, O_RDONLY | O_NONBLOCK, 0));
-  struct stat st;
   const char *reason = NULL;
   if (fd < 0)
     {
@@ -328,30 +321,50 @@ arena_attach (struct arena *arena, const char *name, const char **why)
         }
       /* Refused (another user's object, a directory, a socket): what the
          object is, from its inode, is about the input, not the system.  */
-      int probe = open (arena->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-      if (probe >= 0 && fstat (probe, &st) == 0)
-        reason = arena_object_problem (&st);
+      int probe = open (path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (probe >= 0 && fstat (probe, st) == 0)
+        reason = arena_object_problem (st);
       if (probe >= 0)
         close (probe);
       *why = reason ? reason : "cannot open arena";
       return reason ? EPERM : err;
     }
-  if (fstat (fd, &st) != 0)
+  if (fstat (fd, st) != 0)
     reason = "cannot stat arena";
   else
-    reason = arena_object_problem (&st);
+    reason = arena_object_problem (st);
   if (reason)
     {
       close (fd);
       *why = reason;
       return EPERM;
     }
+  *fd_out = fd;
+  return 0;
+}
+
+int
+arena_attach (struct arena *arena, const char *name, const char **why)
+{
+  memset (arena, 0, sizeof *arena);
+  arena->fd = -1;
+  if (!arena_valid_name (name))
+    {
+      *why = "not an arenabench arena name";
+      return EINVAL;
+    }
+  snprintf (arena->name, sizeof arena->name, "%s", name);
+  snprintf (arena->path, sizeof arena->path, "/dev/shm%s", name);
+  struct stat st;
+  int fd = -1, err = open_object (name, arena->path, &fd, &st, why);
+  if (err)
+    return err;
   /* A regular file: reads and writes of it never wait anyway.  */
   fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
   void *base = mmap (NULL, (size_t) st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED)
     {
-      int err = errno;
+      err = errno;
       close (fd);
       *why = "cannot map arena";
       return err;
@@ -365,7 +378,7 @@ arena_attach (struct arena *arena, const char *name, const char **why)
      header may change under us.  */
   struct arena_header h;
   memcpy (&h, (const void *) arena->header, sizeof h);
-  reason = arena_header_problem (&h, arena->map_bytes);
+  const char *reason = arena_header_problem (&h, arena->map_bytes);
   if (reason)
     {
       arena_detach (arena, false);
@@ -376,7 +389,7 @@ arena_attach (struct arena *arena, const char *name, const char **why)
   keep_geometry (arena, &h);
   /* One consumer per arena: a second that opened the name before the
      first unlinked it finds the lock taken.  */
-  int err = arena_lock_take (fd, ARENA_LOCK_CONSUMER);
+  err = arena_lock_take (fd, ARENA_LOCK_CONSUMER);
   if (err)
     {
       arena_detach (arena, false);

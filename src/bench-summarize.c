@@ -165,7 +165,7 @@ main (int argc, char **argv)
   struct summary_config config = {
     .method = CI_AUTO, .stat = CI_STAT_AUTO, .confidence = 0.95, .resamples = 10000,
   };
-  bool seeded = false, plot = false, resamples_given = false;
+  bool seeded = false, plot = false;
   int format = -1;
   char **percentile_items = NULL;
   size_t npercentiles = 0;
@@ -219,7 +219,6 @@ main (int argc, char **argv)
         break;
       case OPT_RESAMPLES:
         config.resamples = options_uint ("--resamples", optarg, 0, 100000000);
-        resamples_given = true;
         break;
       case OPT_SEED:
         config.seed = options_uint ("--seed", optarg, 0, UINT64_MAX);
@@ -310,7 +309,6 @@ main (int argc, char **argv)
          "or 0 for none)", config.resamples, 100 * config.confidence, need);
   if (bootstrap && config.resamples == 0 && config.method != CI_AUTO)
     die (EXIT_USAGE, 0, "--ci %s: needs --resamples above 0", ci_method_names[config.method]);
-  (void) resamples_given;
 
   if (options.baseline && options.compare)
     die (EXIT_USAGE, 0, "--baseline: compares with the baseline file; not with --compare");

@@ -5,8 +5,10 @@
 #include "close-stdout.h"
 #include "compute-step.h"
 #include "consumer-machine.h"
+#include "csv-writer.h"
 #include "die.h"
 #include "launcher.h"
+#include "payload.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -362,23 +364,6 @@ consumer_receipts_run (struct csv_line *line, const struct consumer_sink *sink,
 }
 
 
-/* IEEE half-precision bits of VALUE, which is exactly a half.  */
-static uint16_t
-half_bits (double value)
-{
-  uint16_t sign = signbit (value) ? 0x8000 : 0;
-  double a = fabs (value);
-  if (isnan (value))
-    return sign | 0x7e00;
-  if (isinf (value) || a >= 65536)
-    return sign | 0x7c00;
-  if (a < 0x1p-14)                      /* zero or subnormal: a * 2^24 units */
-    return sign | (uint16_t) (a * 0x1p24);
-  int e;
-  double m = frexp (a, &e);             /* a = m * 2^e, 0.5 <= m < 1 */
-  return sign | (uint16_t) ((e + 14) << 10) | (uint16_t) ((m * 2 - 1) * 1024);
-}
-
 /* VALUE (an element of DTYPE, exactly a double) as a message shows it:
    the fewest digits that read back as the same element, and for the
    floating types its bits too, so a flipped low bit can never read
@@ -390,13 +375,7 @@ format_element (enum payload_dtype dtype, double value, char *buf, size_t size)
   if (value == trunc (value) && fabs (value) < 1e15)
     snprintf (digits, sizeof digits, "%.0f", value);      /* not "2e+01" */
   else
-    for (int n = 1; n <= 17; n++)
-      {
-        snprintf (digits, sizeof digits, "%.*g", n, value);
-        double back = strtod (digits, NULL);
-        if (dtype == DTYPE_FP32 ? (float) back == (float) value : back == value)
-          break;
-      }
+    csv_format_shortest (digits, sizeof digits, value, 1, dtype == DTYPE_FP32);
   if (dtype == DTYPE_FP32)
     {
       float f = (float) value;
@@ -405,7 +384,7 @@ format_element (enum payload_dtype dtype, double value, char *buf, size_t size)
       snprintf (buf, size, "%s (0x%08" PRIx32 ")", digits, bits);
     }
   else if (dtype == DTYPE_FP16)
-    snprintf (buf, size, "%s (0x%04x)", digits, (unsigned) half_bits (value));
+    snprintf (buf, size, "%s (0x%04x)", digits, (unsigned) payload_half_bits (value));
   else
     snprintf (buf, size, "%s", digits);
 }

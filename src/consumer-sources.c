@@ -2,25 +2,16 @@
 #include "system.h"
 #include "consumer-sources.h"
 #include "die.h"
+#include "key-table.h"
 #include "machine.h"
 #include "work-share.h"
 
 #include <inttypes.h>
 
-/* FNV-1a: names are short and random after their prefix.  */
-static size_t
-name_hash (const char *name)
-{
-  uint64_t h = 1469598103934665603ULL;
-  for (; *name; name++)
-    h = (h ^ (unsigned char) *name) * 1099511628211ULL;
-  return (size_t) h;
-}
-
 static struct source **
 bucket_of (const struct sources *sources, const char *name)
 {
-  return &sources->buckets[name_hash (name) & (sources->nbuckets - 1)];
+  return &sources->buckets[key_hash (name, strlen (name)) & (sources->nbuckets - 1)];
 }
 
 static void

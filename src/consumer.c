@@ -110,6 +110,9 @@ consumer_option (int code, const char *arg, struct consumer_options *options)
     case CONSUMER_OPT_PRINT_RANK:
       launcher_print (stdout, launcher_self ());
       exit (EXIT_OK);
+    case CONSUMER_OPT_LIST_LAUNCHERS:
+      launcher_list (stdout);
+      exit (EXIT_OK);
     default:
       return false;
     }

@@ -22,6 +22,7 @@ enum
   CONSUMER_OPT_TRACE,
   CONSUMER_OPT_COMPUTE_US,
   CONSUMER_OPT_PRINT_RANK,
+  CONSUMER_OPT_LIST_LAUNCHERS,
   CONSUMER_OPT_FIRST_PRIVATE
 };
 
@@ -33,7 +34,8 @@ enum
   { "timeout", required_argument, NULL, CONSUMER_OPT_TIMEOUT }, \
   { "trace", required_argument, NULL, CONSUMER_OPT_TRACE }, \
   { "compute-us", required_argument, NULL, CONSUMER_OPT_COMPUTE_US }, \
-  { "print-rank", no_argument, NULL, CONSUMER_OPT_PRINT_RANK }
+  { "print-rank", no_argument, NULL, CONSUMER_OPT_PRINT_RANK }, \
+  { "list-launchers", no_argument, NULL, CONSUMER_OPT_LIST_LAUNCHERS }
 
 /* --help lines of --warmup-epochs, --report and --require-pin.  */
 #define CONSUMER_OPTIONS_HELP "\
@@ -50,7 +52,8 @@ enum
   --compute-us N        an emulated training step of N microseconds per item\n\
                         after its check; the run report gives AU, the share\n\
                         of the measured time spent in steps\n\
-  --print-rank          print the rank the launcher's variables give, and exit\n"
+  --print-rank          print the rank the launcher's variables give, and exit\n\
+  --list-launchers      print each launcher's rank variables, and exit\n"
 
 /* Defaults: verify, no warm-up, a receipt per item.  */
 void consumer_options_init (struct consumer_options *options);

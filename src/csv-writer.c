@@ -113,17 +113,24 @@ csv_line_i64 (struct csv_line *line, int64_t value)
 }
 
 int
-csv_format_double (char *text, size_t size, double value)
+csv_format_shortest (char *text, size_t size, double value, int first, bool as_float)
 {
   int n = 0;
-  /* The fewest digits, from 6, that read back exactly.  */
-  for (int digits = 6; digits <= 17; digits++)
+  for (int digits = first; digits <= 17; digits++)
     {
       n = snprintf (text, size, "%.*g", digits, value);
-      if (strtod (text, NULL) == value)
+      double back = strtod (text, NULL);
+      if (as_float ? (float) back == (float) value : back == value)
         break;
     }
   return n;
+}
+
+int
+csv_format_double (char *text, size_t size, double value)
+{
+  /* From 6 digits: "100", not "1e+02".  */
+  return csv_format_shortest (text, size, value, 6, false);
 }
 
 void

@@ -25,6 +25,11 @@ void csv_line_double (struct csv_line *line, double value);
 /* The same text into TEXT (SIZE bytes, 32 are enough) for a finite
    VALUE; returns its length.  For every writer of doubles.  */
 int csv_format_double (char *text, size_t size, double value);
+/* The %g text of VALUE with the fewest digits, from FIRST to 17, that
+   reads back as VALUE (as the same float, when AS_FLOAT): the one
+   shortest-double formatter, csv_format_double's and the mismatch
+   messages'.  Returns its length.  */
+int csv_format_shortest (char *text, size_t size, double value, int first, bool as_float);
 /* Fixed decimals, for human-facing numbers such as milliseconds.  */
 void csv_line_fixed (struct csv_line *line, double value, int decimals);
 void csv_line_empty (struct csv_line *line);

@@ -354,10 +354,7 @@ gpu_idle (void *context, struct consumer *consumer)
 static const char *
 gpu_staged_arm (void *context UNUSED, const struct run_config *config)
 {
-  static const char *const arms[ARENA_BACKEND_COUNT] = {
-    [ARENA_POOL] = "pool-staged", [ARENA_RING] = "ring-staged",
-  };
-  return arms[config->backend];
+  return run_config_staged_arm (config);
 }
 
 static uint64_t

@@ -397,17 +397,31 @@ handle_row_parse (struct handle_row *row, const struct handle_columns *columns,
 #undef FIELD
 }
 
-/* "pool-pageable", "ring-pinned": the backend's name and whether its
-   pages are locked, for every backend there is.  */
+/* "pool-pageable", "ring-pinned", "pool-staged": the backend's name and
+   where its items sit (pageable, locked pages, or staged by h2d-check),
+   for every backend there is.  */
+static const char *
+arm_name (const struct run_config *config, int memory)
+{
+  static const char *const memories[] = { "pageable", "pinned", "staged" };
+  static _Thread_local char arms[ARENA_BACKEND_COUNT][ARRAY_SIZE (memories)][32];
+  char *arm = arms[config->backend][memory];
+  if (!arm[0])
+    snprintf (arm, sizeof arms[0][0], "%s-%s", arena_backend_names[config->backend],
+              memories[memory]);
+  return arm;
+}
+
 const char *
 run_config_arm (const struct run_config *config)
 {
-  static _Thread_local char arms[ARENA_BACKEND_COUNT][2][32];
-  char *arm = arms[config->backend][config->pinned];
-  if (!arm[0])
-    snprintf (arm, sizeof arms[0][0], "%s-%s", arena_backend_names[config->backend],
-              config->pinned ? "pinned" : "pageable");
-  return arm;
+  return arm_name (config, config->pinned ? 1 : 0);
+}
+
+const char *
+run_config_staged_arm (const struct run_config *config)
+{
+  return arm_name (config, 2);
 }
 
 bool

@@ -77,6 +77,10 @@ bool handle_row_parse (struct handle_row *row, const struct handle_columns *colu
 /* "pool-pinned", "ring-pageable": the arm a configuration belongs to.  */
 const char *run_config_arm (const struct run_config *config);
 
+/* "pool-staged": the arm of a configuration whose items h2d-check copies
+   into its own pinned staging first.  */
+const char *run_config_staged_arm (const struct run_config *config);
+
 /* Whether A and B are one configuration (their epochs aside).  */
 bool run_config_same (const struct run_config *a, const struct run_config *b);
 

@@ -14,24 +14,35 @@ static const char *const field_names[FIELD_COUNT] = {
   "rank", "local_rank", "world_size", "local_world_size",
 };
 
-/* Each launcher's variables, in field order (NULL: it sets none).
-   OUTER: its variables reach every process started inside it, so they
-   are read only when no other launcher's are set.  */
+/* Each launcher's variables, in field order (NULL: it sets none), from
+   launchers.def.  */
 static const struct launcher_vars
 {
   const char *name, *key;
   bool outer;
   const char *var[FIELD_COUNT];
 } launchers[] = {
-  { "torchrun", "torchrun", false, { "RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE" } },
-  { "Open MPI", "openmpi", false, { "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
-                                    "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE" } },
-  { "MPICH", "mpich", false, { "PMI_RANK", "MPI_LOCALRANKID", "PMI_SIZE", "MPI_LOCALNRANKS" } },
-  { "Slurm", "slurm", true, { "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS", NULL } },
+#define LAUNCHER(key, name, outer, rank, local_rank, world_size, local_world_size) \
+  { name, key, outer, { rank, local_rank, world_size, local_world_size } },
+#include "launchers.def"
+#undef LAUNCHER
 };
 
 /* Largest rank or size taken.  */
 #define LAUNCHER_MAX (1L << 24)
+
+/* "torchrun, openmpi, mpich, slurm or none": every key there is.  */
+static const char *
+key_choices (void)
+{
+  static char text[256];
+  size_t used = 0;
+  for (size_t i = 0; i < ARRAY_SIZE (launchers) && used < sizeof text; i++)
+    used += (size_t) snprintf (text + used, sizeof text - used, "%s, ", launchers[i].key);
+  if (used < sizeof text)
+    snprintf (text + used - 2, sizeof text - (used - 2), " or none");
+  return text;
+}
 
 static bool
 sets_any (const struct launcher_vars *l)
@@ -58,8 +69,7 @@ choose (bool use[ARRAY_SIZE (launchers)])
             use[i] = true;
             return;
           }
-      die (EXIT_USAGE, 0, "ARENABENCH_LAUNCHER: %s is not torchrun, openmpi, mpich, slurm "
-           "or none", quote (forced));
+      die (EXIT_USAGE, 0, "ARENABENCH_LAUNCHER: %s is not %s", quote (forced), key_choices ());
     }
   bool inner = false;
   for (size_t i = 0; i < ARRAY_SIZE (launchers); i++)
@@ -228,4 +238,16 @@ launcher_print (FILE *out, const struct launcher_rank *r)
         fprintf (out, "%ld", v[f]);
     }
   fputc ('\n', out);
+}
+
+void
+launcher_list (FILE *out)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (launchers); i++)
+    {
+      fprintf (out, "launcher=%s", launchers[i].key);
+      for (int f = 0; f < FIELD_COUNT; f++)
+        fprintf (out, " %s=%s", field_names[f], launchers[i].var[f] ? launchers[i].var[f] : "");
+      fputc ('\n', out);
+    }
 }

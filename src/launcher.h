@@ -1,13 +1,13 @@
 /* launcher.h -- which rank this process is, read from the variables of
-   the launcher that started it (torchrun, Open MPI, MPICH's Hydra,
-   Slurm's srun); arenabench has no launcher of its own.
+   the launcher that started it (launchers.def: torchrun, Open MPI,
+   MPICH's Hydra, Slurm's srun); arenabench has no launcher of its own.
 
    Slurm's variables are inherited by whatever runs inside a job: under
    another launcher (mpirun or torchrun inside sbatch or srun) they name
    the job step's task, not this process, and are not read.  Any two
    other launchers' variables that disagree are an error naming both.
-   $ARENABENCH_LAUNCHER (torchrun, openmpi, mpich, slurm or none) reads
-   only that launcher's variables.  */
+   $ARENABENCH_LAUNCHER (a key of launchers.def, or none) reads only
+   that launcher's variables.  */
 #ifndef ARENABENCH_LAUNCHER_H
 #define ARENABENCH_LAUNCHER_H
 
@@ -56,5 +56,11 @@ void launcher_announce (const char *detail);
    local_world_size=4" on stdout (empty values unknown), for the
    drivers, which must not read the variables themselves.  */
 void launcher_print (FILE *out, const struct launcher_rank *r);
+
+/* --list-launchers: a line per launcher of launchers.def, as
+   --print-rank's but naming the variable of each field
+   ("launcher=slurm rank=SLURM_PROCID ... local_world_size="), for the
+   tests and the man pages' lists.  */
+void launcher_list (FILE *out);
 
 #endif

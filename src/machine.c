@@ -249,12 +249,6 @@ machine_nodes_has (const struct machine_nodes *set, int node)
   return bits_has (set->bits, ARRAY_SIZE (set->bits), node);
 }
 
-bool
-machine_nodes_empty (const struct machine_nodes *set)
-{
-  return bits_empty (set->bits, ARRAY_SIZE (set->bits));
-}
-
 void
 machine_cpus_format (const struct machine_cpus *set, char *buf, size_t size)
 {

@@ -72,7 +72,6 @@ void machine_cpus_add (struct machine_cpus *set, int cpu);
 bool machine_cpus_empty (const struct machine_cpus *set);
 void machine_nodes_add (struct machine_nodes *set, int node);
 bool machine_nodes_has (const struct machine_nodes *set, int node);
-bool machine_nodes_empty (const struct machine_nodes *set);
 /* As a list, "0-3;8" (';' keeps a CSV cell free of commas), or
    "unknown" for an empty set.  */
 void machine_cpus_format (const struct machine_cpus *set, char *buf, size_t size);

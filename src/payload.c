@@ -32,13 +32,19 @@ enum { TABLE_PERIODS = 16, TABLE_ELEMENTS = (TABLE_PERIODS + 1) * PAYLOAD_PERIOD
 static unsigned char *period_tables[DTYPE_COUNT];
 
 uint16_t
-payload_half_bits (unsigned value)
+payload_half_bits (double value)
 {
-  if (value == 0)
-    return 0;
-  int exponent = 31 - __builtin_clz (value);            /* value in [2^e, 2^(e+1)) */
-  unsigned mantissa = (value << (10 - exponent)) & 0x3ff; /* exact for e <= 10 */
-  return (uint16_t) (((exponent + 15) << 10) | mantissa);
+  uint16_t sign = signbit (value) ? 0x8000 : 0;
+  double a = fabs (value);
+  if (isnan (value))
+    return sign | 0x7e00;
+  if (isinf (value) || a >= 65536)
+    return sign | 0x7c00;
+  if (a < 0x1p-14)                      /* zero or subnormal: a * 2^24 units */
+    return sign | (uint16_t) (a * 0x1p24);
+  int e;
+  double m = frexp (a, &e);             /* a = m * 2^e, 0.5 <= m < 1 */
+  return sign | (uint16_t) ((e + 14) << 10) | (uint16_t) ((m * 2 - 1) * 1024);
 }
 
 static void

@@ -125,7 +125,9 @@ double payload_element (enum payload_dtype dtype, const void *leaf, uint64_t ind
 int payload_save_npy (const struct payload_layout *layout, const void *item,
                       unsigned leaf, const char *path);
 
-/* IEEE half-precision bits of a small non-negative integer (exact for < 2048). */
-uint16_t payload_half_bits (unsigned value);
+/* IEEE half-precision bits of VALUE, which is exactly a half (every
+   element the payload stores is: integers below 2048): the one encoder,
+   the payload's and the mismatch messages'.  */
+uint16_t payload_half_bits (double value);
 
 #endif

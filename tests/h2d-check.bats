@@ -122,9 +122,9 @@ left,for-the-next-reader" || { echo "path $path" >&2; return 1; }
 
 # ---- on a GPU ---------------------------------------------------------------
 
-@test "h2d-check: all four arms pass, with exact receipt columns" {
+@test "h2d-check: every backend's pinned and pageable arms pass, with exact receipt columns" {
   require_gpu
-  for backend in pool ring; do
+  for backend in $(backends); do
     for pin in 0 1; do
       flag=; [ "$pin" = 1 ] && flag=--pin
       run bash -c "set -o pipefail; arena-produce --backend $backend $flag --size 1MiB \
@@ -218,9 +218,9 @@ corrupt_first_item() {
   assert_no_arena_left
 }
 
-@test "h2d-check --staged: BACKEND-staged arms, pageable arenas, staging buffers in pinned_bytes" {
+@test "h2d-check --staged, every backend: BACKEND-staged arms, pageable arenas, staging buffers in pinned_bytes" {
   require_gpu
-  for backend in pool ring; do
+  for backend in $(backends); do
     for threads in 1 3; do
       run bash -c "set -o pipefail; arena-produce --backend $backend --pin --size 1MiB \
                    --items 6 --epochs 2 --workers 2 --slots 3 \

@@ -32,6 +32,58 @@ ARENABENCH_LAUNCHER=none RANK=1 WORLD_SIZE=2|launcher=none rank=0 local_rank=0 w
 TABLE
 }
 
+# launcher_keys LAST: the launchers' keys listed, "torchrun, openmpi,
+# mpich, slurm" then LAST and its word ("or none"), or with LAST empty
+# the last joined by " or ".
+launcher_keys() {
+  arena-consume --list-launchers | sed 's/^launcher=\([^ ]*\) .*/\1/' |
+    awk -v last="$1" '{ k[++n] = $0 }
+      END { for (i = 1; i <= n; i++) printf "%s%s", (i == 1 ? "" : i < n || last != "" ? ", " : " or "), k[i]
+            if (last != "") printf " or %s", last; print "" }'
+}
+
+@test "every launcher of --list-launchers: its variables give --print-rank, alone or named by ARENABENCH_LAUNCHER" {
+  run arena-consume --list-launchers
+  assert_status 0
+  [ "${#lines[@]}" -ge 4 ]
+  local line field name var key expected list=("${lines[@]}") vars
+  local -A value=([rank]=1 [local_rank]=0 [world_size]=2 [local_world_size]=1)
+  for line in "${list[@]}"; do
+    [[ "$line" =~ ^launcher=[a-z0-9_]+(\ (rank|local_rank|world_size|local_world_size)=[A-Z0-9_]*){4}$ ]]
+    key= vars=() expected=
+    for field in $line; do
+      name=${field%%=*} var=${field#*=}
+      if [ "$name" = launcher ]; then
+        key=$var expected="launcher=$key"
+      elif [ -n "$var" ]; then
+        vars+=("$var=${value[$name]}") expected+=" $name=${value[$name]}"
+      else
+        expected+=" $name="
+      fi
+    done
+    run env "${vars[@]}" arena-consume --print-rank
+    assert_status 0
+    assert_output "$expected"
+    run env ARENABENCH_LAUNCHER="$key" "${vars[@]}" arena-consume --print-rank
+    assert_status 0
+    assert_output "$expected"
+  done
+  run env ARENABENCH_LAUNCHER=pbs arena-consume --print-rank
+  assert_status 64
+  assert_output "arena-consume: ARENABENCH_LAUNCHER: 'pbs' is not $(launcher_keys none)"
+}
+
+@test "arenabench(7) lists every launcher of --list-launchers: its variables in RANKS, its key under ARENABENCH_LAUNCHER" {
+  local page=$top_srcdir/man/arenabench.7 var
+  run grep -cF "$(launcher_keys '')" "$page"
+  assert_status 0
+  assert_output 2
+  for var in $(launcher_vars); do
+    sed -n '/^\.SH RANKS/,/^\.TE/p' "$page" | tr '\t' '\n' | grep -qx "$var" ||
+      { echo "arenabench(7)'s RANKS table does not name $var" >&2; return 1; }
+  done
+}
+
 @test "launchers that disagree, ranks beyond their size, a local world beyond the world, are usage errors naming the variables" {
   usage_errors <<'TABLE'
 env RANK=2 OMPI_COMM_WORLD_RANK=1 arena-consume --print-rank|arena-consume: the launchers disagree on the rank: RANK=2 (torchrun) but OMPI_COMM_WORLD_RANK=1 (Open MPI)
@@ -43,7 +95,6 @@ env OMPI_COMM_WORLD_LOCAL_RANK=2 OMPI_COMM_WORLD_LOCAL_SIZE=2 arena-consume --pr
 env SLURM_PROCID=1 SLURM_LOCALID=2 SLURM_NTASKS=2 arena-consume --print-rank|arena-consume: SLURM_LOCALID=2 is not below SLURM_NTASKS=2
 env SLURM_LOCALID=0 SLURM_NTASKS=0 arena-consume --print-rank|arena-consume: SLURM_NTASKS=0: no ranks
 env RANK=x arena-consume --print-rank|arena-consume: RANK: invalid number 'x'
-env ARENABENCH_LAUNCHER=pbs arena-consume --print-rank|arena-consume: ARENABENCH_LAUNCHER: 'pbs' is not torchrun, openmpi, mpich, slurm or none
 TABLE
 }
 

@@ -37,7 +37,7 @@ pipeline() {
 
 @test "every backend x dtype x kind: every value checked, no mismatch" {
   local backend dtype kind bytes want seq
-  for backend in pool ring; do
+  for backend in $(backends); do
     for dtype in fp32 fp16 uint8; do
       for kind in tensor nested; do
         case $dtype/$kind in

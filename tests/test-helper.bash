@@ -1,7 +1,12 @@
 # A suite started under a launcher (make check inside sbatch or mpirun)
 # must not see its variables: every command would be that rank.  Tests
-# of ranks set them on the command they run (launcher.bats).
-LAUNCHER_VARS='RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_LOCAL_RANK OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_LOCAL_SIZE PMI_RANK MPI_LOCALRANKID PMI_SIZE MPI_LOCALNRANKS SLURM_PROCID SLURM_LOCALID SLURM_NTASKS ARENABENCH_LAUNCHER'
+# of ranks set them on the command they run (launcher.bats).  The
+# variables are every launcher's of the one list of them
+# (src/launchers.def, through arena-consume --list-launchers).
+launcher_vars() {
+  arena-consume --list-launchers | tr ' ' '\n' | sed -n 's/^[a-z_]*=\([A-Z_][A-Z0-9_]*\)$/\1/p'
+}
+LAUNCHER_VARS="$(launcher_vars 2> /dev/null | tr '\n' ' ')ARENABENCH_LAUNCHER"
 # shellcheck disable=SC2086
 unset $LAUNCHER_VARS
 
@@ -242,11 +247,32 @@ drivers() {
   sed -n 's/^DRIVERS = //p' "$top_srcdir/Makefile.am" | tr ' ' '\n' | sed -n 's|^contrib/||p'
 }
 
+# backends: the arena backends, one a line, from the one list of them
+# (src/arena-backends.def, through arena-produce --list-backends).  A test
+# of "every backend" loops over this, so that a new backend reaches it.
+backends() {
+  arena-produce --list-backends
+}
+
+# backend_pattern: an extended regular expression matching any backend's
+# name, "(pool|ring)".
+backend_pattern() {
+  echo "($(backends | paste -sd'|'))"
+}
+
+# backends_quoted LAST: the backends quoted and listed, "'pool', 'ring'"
+# (LAST ","), "'pool' or 'ring'" (LAST " or"): the lists of the messages
+# naming the choices.
+backends_quoted() {
+  backends | awk -v last="$1" '{ a[++n] = "'\''" $0 "'\''" }
+    END { for (i = 1; i <= n; i++) printf "%s%s", (i == 1 ? "" : i == n ? last " " : ", "), a[i]; print "" }'
+}
+
 # first_arena FILE: the arena of the first handle row of FILE.
 first_arena() {
   column arena < "$1" | head -n 1
 }
-export -f columns column first_arena
+export -f columns column first_arena backends backend_pattern
 
 # doc_examples FILE...: the examples README and the man pages show, each
 # a line "== FILE:LINE[ gpu]" and its commands (tests/doc-examples.awk);
