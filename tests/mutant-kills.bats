@@ -138,3 +138,25 @@ Try 'bench-summarize --help' for more information."
   run sh -c "tail -n +2 '$TMP/out' | wc -l"
   assert_output 3
 }
+
+# ------------------------------------------------------------ machine
+
+@test "a PCIe link whose width sysfs does not give is unknown, never a speed with a width made up" {
+  local dev=0000:17:00.0 s=$TMP/sys
+  mkdir -p "$s/bus/pci/devices/$dev"
+  echo "32.0 GT/s PCIe" > "$s/bus/pci/devices/$dev/current_link_speed"
+  echo "32.0 GT/s PCIe" > "$s/bus/pci/devices/$dev/max_link_speed"
+  run bash -c "set -o pipefail; arena-produce --size 64K --items 2 --timeout 10 | ARENABENCH_TEST_SYSFS='$s' ARENABENCH_TEST_PCI=$dev arena-consume --report run 2> /dev/null | columns device_pci link link_max"
+  assert_status 0
+  assert_output "device_pci,link,link_max
+$dev,unknown,unknown"
+}
+
+# ------------------------------------------------------------ verdicts
+
+@test "verdicts: a p exactly at the level shows no difference (3 and 3 apart, rank-sum at 90%: p = 0.1)" {
+  printf 'arm,ms\na,1\na,2\na,3\nb,4\nb,5\nb,6\n' > "$TMP/r.csv"
+  run sh -c "bench-summarize --compare arm=a --rank --confidence 0.9 --format table '$TMP/r.csv' 2> /dev/null | tail -n 1"
+  assert_status 0
+  assert_output "arm=b vs arm=a: ms no difference shown at 90% (3.0 [1.0, 5.0], p = 0.1, rank-sum, exact)"
+}
