@@ -1,0 +1,52 @@
+#!/usr/bin/env bats
+# bench-summarize: numbers that must not mislead (issue 40 items 10, 12,
+# 13 and 14): the gate at unequal run counts, constants that changed,
+# shape warnings where an interval falls short, and refusals where
+# rounding would print a number.  Exact outputs, fixed data.
+
+load test-helper
+
+setup() {
+  common_setup
+}
+
+teardown() {
+  common_teardown
+}
+
+# One column ms, one value a line.
+ms_file() {
+  local file=$1
+  shift
+  { echo ms; printf '%s\n' "$@"; } > "$file"
+}
+
+@test "the gate: unchanged log-normal timings at 60 and 12 runs pass (Fieller's test failed them, p = 0.0044)" {
+  # Both sides drawn from one log-normal (log SD 1, seed 14 of
+  # doc/results/gate-unequal-runs/): the 12 baseline runs happen to lack
+  # the long tail, so Welch's df and Fieller's ratio test called the
+  # unchanged code 1.83x slower.  C(72, 12) splits are too many to count:
+  # the permutation test now draws 20000 of them.
+  ms_file "$TMP/base.csv" 72.2 50.88 73.95 82.41 39.4 94.56 168.1 22.65 49.81 115.1 45.47 177.4
+  ms_file "$TMP/cand.csv" 69.06 314.6 148.2 70.39 97.07 159.6 135.1 448 201.5 20.83 9.319 15.71 217.7 135 438.1 143.2 162.7 37.1 5.865 119.1 135.3 57.6 178.8 128.7 42.35 44.81 7.652 105.5 187.4 227.3 170.1 12.14 1043 509.9 107.9 90.33 400.1 82.21 96.66 53.72 112.6 241.4 24.15 185.9 74.37 153.6 211.2 27.3 89.3 39.57 66.66 114 258.5 50.17 360.4 165.2 76.74 55.55 135.6 25.63
+  run bench-summarize --baseline "$TMP/base.csv" --fail-if-worse ms:0%:lower --format csv "$TMP/cand.csv"
+  assert_status 0
+  [[ "$output" != *regression* ]]
+}
+
+@test "the gate: a regression at 12 and 60 runs fails by the sampled permutation test, and says so" {
+  ms_file "$TMP/base.csv" $(for i in $(seq 1 12); do echo $((100 + i % 5)); done)
+  ms_file "$TMP/cand.csv" $(for i in $(seq 1 60); do echo $((108 + i % 5)); done)
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --fail-if-worse ms:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+  # No split of 20000 sums as high: p = 1/20001.
+  assert_output "bench-summarize: ms: regression: 1.079x [1.07, 1.089] the baseline, worse by more than 5% at 95% (lower is better; one-sided p = 5e-05 of 20000 random splits)"
+  # Holm over 100 rows draws 40 * 100 / 0.025 = 160000 splits a row, so
+  # its first step (0.025 / 100) can be reached.
+  { echo bench,ms; for b in $(seq 1 100); do for i in $(seq 1 12); do echo $b,$((100 + i % 5)); done; done; } > "$TMP/b100.csv"
+  { echo bench,ms; for i in $(seq 1 60); do echo 1,$((108 + i % 5)); done
+    for b in $(seq 2 100); do for i in $(seq 1 60); do echo $b,$((100 + i % 5)); done; done; } > "$TMP/c100.csv"
+  run sh -c "bench-summarize --baseline '$TMP/b100.csv' --by bench --fail-if-worse ms:5%:lower --family-wise holm --resamples 0 --format csv '$TMP/c100.csv' 2>&1 >/dev/null"
+  assert_status 1
+  assert_output "bench-summarize: bench=1, ms: regression: 1.079x [1.07, 1.089] the baseline, worse by more than 5% at 95% (lower is better; Holm over 100, one-sided p = 6.2e-06 of 160000 random splits)"
+}
