@@ -5,6 +5,7 @@
 #include "key-table.h"
 #include "rng.h"
 #include "stats.h"
+#include "summary-number.h"
 
 #include <math.h>
 
@@ -298,7 +299,7 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
           const struct welch *w = &row->welch;
           /* Deterministic values on both sides: the ratio is known exactly. */
           bool exact = row->compared && w->diff_why && w->v1 == 0 && w->v2 == 0
-            && isfinite (w->ratio);
+            && w->df1 >= 1 && w->df2 >= 1;
           size_t b = row->compared ? baseline_of (d, row->group) : SIZE_MAX;
           const char *why = !row->compared || b == SIZE_MAX ? "no baseline rows for this group"
             : w->diff_why ? w->diff_why
@@ -313,8 +314,12 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
               continue;
             }
           double p;
-          if (exact)
+          if (exact && isfinite (w->ratio))
             p = (g->higher_is_better ? w->ratio < limit : w->ratio > limit) ? 0 : 1;
+          else if (exact)
+            /* A baseline of 0: worse is any move the wrong way.  */
+            p = (g->higher_is_better ? w->mean1 < limit * w->mean2
+                 : w->mean1 > limit * w->mean2) ? 0 : 1;
           else
             {
               const struct summary_cell *x = &d->groups[row->group].cells[row->value];
@@ -381,9 +386,16 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
       char where[512];
       gate_where (d, v->row->group, where, sizeof where);
       if (v->exact)
-        warn (0, "%s%s: regression: %.4gx the baseline, every value equal on both sides, "
-              "worse by more than %g%% (%s is better)", where, quotef (g->column), w->ratio,
-              100 * g->tolerance, g->higher_is_better ? "higher" : "lower");
+        {
+          char now[32], was[32], ratio[64] = "";
+          summary_number_shortest (w->mean1, now, sizeof now);
+          summary_number_shortest (w->mean2, was, sizeof was);
+          if (isfinite (w->ratio))
+            snprintf (ratio, sizeof ratio, "%.4gx the baseline, ", w->ratio);
+          warn (0, "%s%s: regression: %sconstant %s -> %s, every value equal on both sides, "
+                "worse by more than %g%% (%s is better)", where, quotef (g->column), ratio,
+                was, now, 100 * g->tolerance, g->higher_is_better ? "higher" : "lower");
+        }
       else
         {
           char interval[96] = "";

@@ -1089,7 +1089,7 @@ a,candidate,ns,4,1"
   assert_status 1
   assert_output "bench-summarize: no interval: all values equal, in 4 rows (first: arm=a, source=baseline, column 'ns', n=2)
 bench-summarize: no comparison intervals: all values equal on both sides, in 2 comparisons (first: arm=a, source=candidate, column 'ns')
-bench-summarize: arm=b, ns: regression: 1.143x the baseline, every value equal on both sides, worse by more than 5% (lower is better)"
+bench-summarize: arm=b, ns: regression: 1.143x the baseline, constant 7 -> 8, every value equal on both sides, worse by more than 5% (lower is better)"
   # Higher is better: 8 against 7 is better, 10 against 10 equal.
   run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:5%:higher --format csv '$TMP/cand.csv' 2>/dev/null >/dev/null"
   assert_status 0

@@ -50,3 +50,42 @@ ms_file() {
   assert_status 1
   assert_output "bench-summarize: bench=1, ms: regression: 1.079x [1.07, 1.089] the baseline, worse by more than 5% at 95% (lower is better; Holm over 100, one-sided p = 6.2e-06 of 160000 random splits)"
 }
+
+@test "a deterministic count that changed says what changed, not 'not compared: all values equal'" {
+  printf 'arm,n\na,100\na,100\na,100\nb,110\nb,110\nb,110\nc,100\nc,100\nc,100\n' > "$TMP/k.csv"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --format table '$TMP/k.csv' 2>/dev/null | tail -n 2"
+  assert_status 0
+  assert_output "arm=b vs arm=a: n higher: constant 100 -> 110 (1.1x), every value equal on each side
+arm=c vs arm=a: n unchanged: constant 100 on both sides"
+  # The rank-sum test (p = 0.1 at 3 and 3) must not read "no difference
+  # shown" for a count that moved by 10% in every run.
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --rank --format table '$TMP/k.csv' 2>/dev/null | tail -n 2"
+  assert_status 0
+  assert_output "arm=b vs arm=a: n higher: constant 100 -> 110 (1.1x), every value equal on each side
+arm=c vs arm=a: n unchanged: constant 100 on both sides"
+  # A time column: the word is "slower"; one value a side is no constant.
+  printf 'arm,ms\na,2\na,2\nb,3\nb,3\n' > "$TMP/t.csv"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --format table '$TMP/t.csv' 2>/dev/null | tail -n 1"
+  assert_status 0
+  assert_output "arm=b vs arm=a: ms slower: constant 2 -> 3 (1.5x), every value equal on each side"
+  printf 'arm,ms\na,2\nb,3\n' > "$TMP/one.csv"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --format table '$TMP/one.csv' 2>/dev/null | tail -n 1"
+  assert_status 0
+  assert_output "arm=b vs arm=a: ms not compared: fewer than 2 values on a side"
+}
+
+@test "the gate: a constant count that moved from 0 fails beyond the tolerance, and says from what to what" {
+  # A baseline of 0 has no ratio: it said "cannot judge ... all values
+  # equal on both sides" (exit 65) for a count that went from 0 to 5.
+  printf 'arm,ns\nb,7\nb,7\nc,0\nc,0\n' > "$TMP/base.csv"
+  printf 'arm,ns\nb,8\nb,8\nc,5\nc,5\n' > "$TMP/cand.csv"
+  run sh -c "bench-summarize --baseline '$TMP/base.csv' --by arm --value ns --fail-if-worse ns:5%:lower --format csv '$TMP/cand.csv' 2>&1 >/dev/null"
+  assert_status 1
+  assert_output "bench-summarize: no interval: all values equal, in 4 rows (first: arm=b, source=baseline, column 'ns', n=2)
+bench-summarize: no comparison intervals: all values equal on both sides, in 2 comparisons (first: arm=b, source=candidate, column 'ns')
+bench-summarize: arm=b, ns: regression: 1.143x the baseline, constant 7 -> 8, every value equal on both sides, worse by more than 5% (lower is better)
+bench-summarize: arm=c, ns: regression: constant 0 -> 5, every value equal on both sides, worse by more than 5% (lower is better)"
+  # Higher is better: both moved the better way.
+  run bench-summarize --baseline "$TMP/base.csv" --by arm --value ns --fail-if-worse ns:5%:higher --format csv "$TMP/cand.csv"
+  assert_status 0
+}
