@@ -89,3 +89,27 @@ bench-summarize: arm=c, ns: regression: constant 0 -> 5, every value equal on bo
   run bench-summarize --baseline "$TMP/base.csv" --by arm --value ns --fail-if-worse ns:5%:higher --format csv "$TMP/cand.csv"
   assert_status 0
 }
+
+@test "bootstrap-t refuses near-constant counts, saying why, where rounding gave an interval 1e7 times the data's range" {
+  # 28 of 100 and 2 of 101: one resample in eight is 100 repeated, whose
+  # variance of rounding (not 0) made t* 1e7: it printed [99.9997, 9981842].
+  { echo v; for i in $(seq 1 28); do echo 100; done; echo 101; echo 101; } > "$TMP/c.csv"
+  run bench-summarize --ci boot-t --seed 1 --format csv "$TMP/c.csv"
+  assert_status 0
+  assert_csv "bench-summarize: no interval: too many resamples without spread: the values are nearly all equal (bootstrap-t needs more distinct values; use --ci t), in 1 row (first: column 'v', n=30)
+column,n,mean,ci_low,ci_high,ci_method
+v,30,100.06666666666666,,,boot-t"
+  # Values a unit in the last place apart: their SD is rounding; it
+  # printed [1e+15, 1e+15].
+  { echo v; for i in $(seq 1 29); do echo 1e15; done; echo 1000000000000000.125; } > "$TMP/u.csv"
+  run bench-summarize --ci boot-t --seed 1 --format csv "$TMP/u.csv"
+  assert_status 0
+  assert_csv "bench-summarize: no interval: the values differ only by rounding (their SD is below 1e-13 of their size), in 1 row (first: column 'v', n=30)
+column,n,ci_low,ci_high,ci_method
+v,30,,,boot-t"
+  # The t interval has no such trouble.
+  run bench-summarize --ci t --format csv "$TMP/c.csv"
+  assert_status 0
+  assert_csv "column,n,ci_low,ci_high,ci_method
+v,30,99.97193049334354,100.16140283998979,t"
+}
