@@ -113,3 +113,20 @@ v,30,,,boot-t"
   assert_csv "column,n,ci_low,ci_high,ci_method
 v,30,99.97193049334354,100.16140283998979,t"
 }
+
+@test "'the runs may have been disturbed' does not fire on clean log-normal timings, and still fires on disturbed ones" {
+  # 100 log-normal quantiles (log SD 1): a clean sample of skewed
+  # timings.  8 lie beyond the linear fences (the limit for clean normal
+  # data is 6), so it warned; on the log scale they are normal, and none
+  # is beyond them.
+  ms_file "$TMP/ln.csv" 7.609 11.42 14.09 16.33 18.35 20.23 22 23.7 25.35 26.97 28.55 30.11 31.65 33.19 34.71 36.23 37.75 39.27 40.8 42.33 43.87 45.42 46.98 48.55 50.14 51.75 53.37 55 56.66 58.34 60.05 61.77 63.52 65.3 67.11 68.95 70.81 72.71 74.65 76.62 78.63 80.68 82.77 84.9 87.08 89.31 91.59 93.92 96.31 98.75 101.3 103.8 106.5 109.2 112 114.8 117.8 120.8 123.9 127.2 130.5 134 137.5 141.2 145 149 153.1 157.4 161.9 166.5 171.4 176.5 181.8 187.4 193.3 199.4 206 212.8 220.2 227.9 236.2 245.1 254.6 264.9 276 288.1 301.3 315.9 332.1 350.3 370.8 394.4 421.9 454.5 494.4 544.9 612.2 709.9 875.9 1314
+  run sh -c "bench-summarize --value ms --resamples 0 --format csv '$TMP/ln.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: column 'ms': positive values that may be spread by a large factor (the SD of their logs is 1.00, pooled over 1 rows; first: n=100; up to 1.05 at 75% confidence, past 0.55): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
+  # Tight timings (log SD 0.05) with every 12th run 3 times slower: beyond
+  # the fences on both scales.
+  ms_file "$TMP/t.csv" $(for v in 87.92 89.72 90.67 91.34 91.87 92.32 92.71 93.06 93.37 93.66 93.92 94.17 94.41 94.63 94.85 95.05 95.25 95.43 95.62 95.79 95.96 96.13 96.29 96.45 96.61 96.76 96.91 97.06 97.2 97.34 97.48 97.62 97.76 97.89 98.03 98.16 98.29 98.42 98.55 98.68 98.81 98.93 99.06 99.19 99.31 99.44 99.56 99.69 99.81 99.94 100.1 100.2 100.3 100.4 100.6 100.7 100.8 101 101.1 101.2 101.3 101.5 101.6 101.7 101.9 102 102.2 102.3 102.4 102.6 102.7 102.9 103 103.2 103.3 103.5 103.7 103.8 104 104.2 104.4 104.6 104.8 105 105.2 105.4 105.7 105.9 106.2 106.5 106.8 107.1 107.5 107.9 108.3 108.8 109.5 110.3 111.5 113.7; do echo $v; done | awk 'NR % 12 == 0 { $1 *= 3 } 1')
+  run sh -c "bench-summarize --value ms --resamples 0 --format csv '$TMP/t.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: column 'ms': 8 of 100 values lie beyond Tukey's fences (1.5 IQR past the quartiles; 8 of them past 3 IQR), where clean normal data of 100 values have 6 or more less than 1% of the time: the runs may have been disturbed"
+}
