@@ -130,3 +130,29 @@ v,30,99.97193049334354,100.16140283998979,t"
   assert_status 0
   assert_output "bench-summarize: column 'ms': 8 of 100 values lie beyond Tukey's fences (1.5 IQR past the quartiles; 8 of them past 3 IQR), where clean normal data of 100 values have 6 or more less than 1% of the time: the runs may have been disturbed"
 }
+
+@test "the skew warning judges each group too: one skewed group among 40 tight ones is named" {
+  # Pooled over 41 rows the SD of the logs is small, and nothing was
+  # said, though group s (10 to 1000) gets an interval that covers less.
+  { echo g,ms; for g in $(seq 1 40); do for v in 100 101 102 103 99 98 100.5 101.5 99.5 100.2; do echo "g$g,$v"; done; done
+    for v in 10 100 1000 30 300 50 20 500 70 200; do echo "s,$v"; done; } > "$TMP/sk.csv"
+  run sh -c "bench-summarize --by g --resamples 0 --format csv '$TMP/sk.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: column 'ms': positive values that may be spread by a large factor in 1 of 41 rows (first: g=s, n=10, the SD of its logs is 1.47, up to 1.82 at 75% confidence, past 0.40): the 95% interval of such a mean covers less (t covered 0.82 to 0.85 at n = 3 to 10 on log-normal data of log SD 1); --log-scale or --ci-stat gmean hold better"
+  # The tight groups alone: nothing.
+  run sh -c "grep -v '^s,' '$TMP/sk.csv' | bench-summarize --by g --resamples 0 --format csv 2>&1 >/dev/null"
+  assert_status 0
+  assert_output ""
+}
+
+@test "geometric-mean and --ratio columns get the shape warning, judged on the logs their interval rests on" {
+  # 1, 1.01 and 8: on the log scale a gap of 1.728 SDs, past 1.727.
+  printf 'g,v\na,1\na,1.01\na,8\n' > "$TMP/gm.csv"
+  run sh -c "bench-summarize --by g --ci-stat gmean --resamples 0 --format csv '$TMP/gm.csv' 2>&1 >/dev/null"
+  assert_status 0
+  assert_output "bench-summarize: column 'v': 1 of 1 rows look bimodal or skewed (first: g=a, n=3, a gap of 1.728 SDs between neighbours on the log scale, above 1.727, the 1% level for normal data); below 30 values its 95% intervals may cover far less, in any row"
+  printf 'g,a,b\nx,1,1\nx,1.01,1\nx,8,1\n' > "$TMP/rt.csv"
+  run sh -c "bench-summarize --by g --value a --ratio a/b --resamples 0 --format csv '$TMP/rt.csv' 2>&1 >/dev/null"
+  assert_status 0
+  [[ "$output" == *"column 'a/b': 1 of 1 rows look bimodal or skewed (first: g=x, n=3, a gap of 1.728 SDs between neighbours on the log scale, above 1.727"* ]]
+}
