@@ -348,7 +348,8 @@ main (int argc, char **argv)
     {
       /* The output first, so a failed gate still shows its numbers.  */
       fflush (stdout);
-      status = gate_check (gates, ngates, data, rows, nrows, config.confidence, family);
+      status = gate_check (gates, ngates, data, rows, nrows, config.confidence, family,
+                           seeded ? config.seed : 0);
     }
 
   summarize_free (data, rows, nrows);

@@ -5,6 +5,7 @@
 #include "distributions.h"
 #include "stats.h"
 
+#include <float.h>
 #include <math.h>
 
 const char *const bootstrap_method_names[BOOTSTRAP_METHOD_COUNT + 1] = {
@@ -147,6 +148,13 @@ studentized (const struct bootstrap_config *config, const double *x, size_t n,
   double se = stats_sd (x, n, mean) / sqrt ((double) n);
   if (!(se > 0))
     return "all values equal";
+  /* An SD within rounding of the values (a few units in the last place)
+     is no spread to studentize by.  */
+  double size = 0;
+  for (size_t i = 0; i < n; i++)
+    size = fmax (size, fabs (x[i]));
+  if (se * sqrt ((double) n) <= BOOTSTRAP_SPREAD_EPSILON * size)
+    return "the values differ only by rounding (their SD is below 1e-13 of their size)";
   double *reps = xmalloc (b * sizeof *reps);
   /* Deviations from the sample mean keep the sums small, so doubles hold
      them to about 1e-12 relative at a million values, far below the
@@ -154,6 +162,7 @@ studentized (const struct bootstrap_config *config, const double *x, size_t n,
   double *dev = xmalloc (n * sizeof *dev);
   for (size_t i = 0; i < n; i++)
     dev[i] = x[i] - mean;
+  size_t flat = 0;
   for (size_t r = 0; r < b; r++)
     {
       if (config->progress && r % 1024 == 0)
@@ -166,7 +175,14 @@ studentized (const struct bootstrap_config *config, const double *x, size_t n,
           s2 += d * d;
         }
       double var = (s2 - s1 * s1 / (double) n) / (double) (n - 1);
+      /* A resample of one value repeated leaves a variance of rounding
+         (s2 - s1^2/n cancels to about n ulps of s2), not 0: its se* is
+         1e-8 of the data's and t* ran to 1e7, and the interval with it.
+         Below that bound a resample has no spread.  */
+      if (!(var * (double) (n - 1) > 64 * (double) n * DBL_EPSILON * s2))
+        var = 0;
       double shift = s1 / (double) n;
+      flat += !(var > 0) && shift != 0;
       double se_r = var > 0 ? sqrt (var / (double) n) : 0;
       if (config->log_scale)
         {
@@ -178,8 +194,17 @@ studentized (const struct bootstrap_config *config, const double *x, size_t n,
       reps[r] = se_r > 0 ? shift / se_r : shift > 0 ? INFINITY : shift < 0 ? -INFINITY : 0;
     }
   free (dev);
-  stats_sort (reps, b);
   double alpha = stats_alpha (config->confidence) / 2;
+  /* Resamples without spread away from the mean have t* of +-inf: past
+     a tail's share they decide that end, which is then no number at all
+     (an interval ending at the mean, or infinitely far).  */
+  if ((double) flat >= alpha * (double) b)
+    {
+      free (reps);
+      return "too many resamples without spread: the values are nearly all equal "
+        "(bootstrap-t needs more distinct values; use --ci t)";
+    }
+  stats_sort (reps, b);
   double t_low = stats_quantile_sorted (reps, b, alpha);
   double t_high = stats_quantile_sorted (reps, b, 1 - alpha);
   free (reps);

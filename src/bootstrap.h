@@ -24,6 +24,11 @@ enum bootstrap_stat { BOOTSTRAP_MEAN, BOOTSTRAP_MEDIAN };
 
 extern const char *const bootstrap_method_names[BOOTSTRAP_METHOD_COUNT + 1];
 
+/* Bootstrap-t refuses data whose SD is at most this share of their
+   largest magnitude: a spread of rounding (a few units in the last
+   place), not of measurement.  */
+#define BOOTSTRAP_SPREAD_EPSILON 1e-13
+
 struct bootstrap_config
 {
   enum bootstrap_method method;
@@ -45,7 +50,9 @@ double bootstrap_statistic (enum bootstrap_stat stat, const double *x, size_t n)
    Returns NULL, or the reason there is no interval (leaving them NaN):
    N < 2, no resamples, every resample giving the same value (all data
    equal), a degenerate jackknife or a BCa correction that is not
-   finite.  BOOTSTRAP_STUDENT is for the mean only.  */
+   finite; for BOOTSTRAP_STUDENT also values that differ only by rounding,
+   or so few distinct values that more than a tail's share of resamples
+   have no spread.  BOOTSTRAP_STUDENT is for the mean only.  */
 const char *bootstrap_ci (const struct bootstrap_config *config, enum bootstrap_stat stat,
                           const double *x, size_t n, struct rng *rng,
                           double *low, double *high);

@@ -108,7 +108,7 @@ interval_welch (double mean1, double sd1, size_t n1,
   /* Back to the data's scale: the differences and means by 2^e, the
      squared standard errors by 4^e; ratios, t, df and p have no unit.
      The squared SEs stay scaled where they would overflow: they are read
-     only as a pair (interval_fieller_p).  */
+     only as a pair (v1 == 0 and v2 == 0: no spread on either side).  */
   double *unit[] = { &w->diff, &w->diff_low, &w->diff_high, &w->mean1, &w->mean2 };
   for (size_t i = 0; i < ARRAY_SIZE (unit); i++)
     *unit[i] = ldexp (*unit[i], e);
@@ -240,23 +240,6 @@ interval_welch_log (struct welch *w, const double *x, size_t n1, const double *y
   w->ratio_high = exp (l.diff_high);
   w->pct_low = 100 * expm1 (l.diff_low);
   w->pct_high = 100 * expm1 (l.diff_high);
-}
-
-double
-interval_fieller_p (const struct welch *w, double rho, bool above)
-{
-  /* v1 and v2 are on the scale 2^w->scale (see interval_welch).  */
-  double se = sqrt (w->v1 + rho * rho * w->v2);
-  if (!(se > 0) || !(w->df > 0) || w->mean2 == 0)
-    return NAN;
-  /* ratio > rho is (mean1 - rho mean2) / mean2 > 0.  */
-  double t = (ldexp (w->mean1, -w->scale) - rho * ldexp (w->mean2, -w->scale)) / se;
-  if (w->mean2 < 0)
-    t = -t;
-  if (!above)
-    t = -t;
-  double half = dist_t_two_sided_p (t, w->df) / 2;
-  return t > 0 ? half : 1 - half;
 }
 
 void

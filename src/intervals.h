@@ -86,12 +86,4 @@ struct paired
 void interval_paired (const double *x, const double *y, size_t n, double confidence,
                       struct paired *p);
 
-/* The one-sided p-value of Fieller's test that the ratio of W is not
-   above RHO (ABOVE) or not below it (!ABOVE): the t statistic
-   (mean1 - RHO mean2) / sqrt(v1 + RHO^2 v2), signed to count the
-   alternative's way, against Welch's df.  P < (1 - C) / 2 exactly when
-   W's interval at C lies wholly beyond RHO on that side.  NaN where W
-   has no degrees of freedom.  */
-double interval_fieller_p (const struct welch *w, double rho, bool above);
-
 #endif

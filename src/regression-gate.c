@@ -2,7 +2,10 @@
 #include "system.h"
 #include "regression-gate.h"
 #include "die.h"
+#include "key-table.h"
+#include "rng.h"
 #include "stats.h"
+#include "summary-number.h"
 
 #include <math.h>
 
@@ -86,6 +89,7 @@ struct verdict
   const struct summary_row *row;
   double p;
   bool exact;                   /* every value equal on both sides */
+  bool sampled;                 /* p from random splits, not all of them */
 };
 
 static int
@@ -188,10 +192,83 @@ permutation_p (const double *x, size_t m, const double *y, size_t n, double rho,
   return count / choose (m + n, m);
 }
 
+/* The Monte-Carlo form of permutation_p, for splits too many to count:
+   B random splits of the pooled values, p = (1 + splits as extreme) /
+   (B + 1), which is itself a valid p (never below the level more often
+   than the level), at any M and N and for any shape.  Each split draws
+   the smaller side by a partial Fisher-Yates shuffle.  */
+static double
+permutation_p_sampled (const double *x, size_t m, const double *y, size_t n, double rho,
+                       bool higher_is_better, size_t b, struct rng *rng)
+{
+  size_t total = m + n;
+  double *z = xmalloc (total * sizeof *z);
+  double sum = 0, all = 0, scale = 0;
+  for (size_t i = 0; i < m; i++)
+    {
+      z[i] = x[i];
+      sum += x[i];
+      scale = fmax (scale, fabs (x[i]));
+    }
+  for (size_t j = 0; j < n; j++)
+    {
+      z[m + j] = rho * y[j];
+      scale = fmax (scale, fabs (z[m + j]));
+    }
+  for (size_t i = 0; i < total; i++)
+    all += z[i];
+  double slack = 1e-12 * scale * (double) total;
+  bool more = !higher_is_better;
+  size_t k = m <= n ? m : n;
+  double count = 1;
+  for (size_t r = 0; r < b; r++)
+    {
+      double part = 0;
+      for (size_t i = 0; i < k; i++)
+        {
+          size_t j = i + (size_t) rng_below (rng, total - i);
+          double t = z[i];
+          z[i] = z[j];
+          z[j] = t;
+          part += z[i];
+        }
+      double s = k == m ? part : all - part;
+      count += more ? s >= sum - slack : s <= sum + slack;
+    }
+  free (z);
+  return count / ((double) b + 1);
+}
+
+/* The stream of one row's random splits: the same data and seed give
+   the same verdict, whatever else the input holds.  */
+static void
+gate_stream (struct rng *rng, uint64_t seed, const struct summary_data *d, size_t g,
+             const char *column)
+{
+  struct key_buffer k = { 0 };
+  key_buffer_add (&k, "g", 1);
+  key_buffer_add (&k, column, strlen (column));
+  for (size_t i = 0; i < d->ngroup_names; i++)
+    key_buffer_add (&k, d->groups[g].key[i], strlen (d->groups[g].key[i]));
+  uint64_t h = key_hash (k.text, k.used);
+  free (k.text);
+  rng_seed (rng, h ^ (seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL));
+}
+
+/* Random splits a row draws: enough that the smallest p, 1 / (B + 1), is
+   far below the strictest level the family asks (Holm's first step over
+   ROWS rows), so the test never lacks the resolution to decide.  */
+static size_t
+gate_splits (double alpha, size_t rows)
+{
+  double b = ceil (40 * (double) (rows ? rows : 1) / alpha);
+  return b < GATE_SPLITS_MIN ? GATE_SPLITS_MIN : b > GATE_SPLITS_MAX ? GATE_SPLITS_MAX : (size_t) b;
+}
+
 int
 gate_check (const struct gate *gates, size_t ngates, const struct summary_data *d,
             const struct summary_row *rows, size_t nrows, double confidence,
-            enum gate_family family)
+            enum gate_family family, uint64_t seed)
 {
   bool regressed = false, unjudged = false;
   bool missing = missing_candidates (gates, ngates, d, rows, nrows);
@@ -203,6 +280,13 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
   size_t cannot = 0, least_m = 0, least_n = 0;
   const struct summary_row *cannot_row = NULL;
   double best = INFINITY;
+  size_t judged = 0;
+  for (size_t i = 0; i < ngates; i++)
+    for (size_t r = 0; r < nrows; r++)
+      judged += STREQ (d->values[rows[r].value].name, gates[i].column)
+        && !is_baseline (d, &rows[r]);
+  size_t splits = gate_splits (alpha, family == GATE_FAMILY_HOLM ? judged : 1);
+  bool sampled = false;
   for (size_t i = 0; i < ngates; i++)
     {
       const struct gate *g = &gates[i];
@@ -215,7 +299,7 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
           const struct welch *w = &row->welch;
           /* Deterministic values on both sides: the ratio is known exactly. */
           bool exact = row->compared && w->diff_why && w->v1 == 0 && w->v2 == 0
-            && isfinite (w->ratio);
+            && w->df1 >= 1 && w->df2 >= 1;
           size_t b = row->compared ? baseline_of (d, row->group) : SIZE_MAX;
           const char *why = !row->compared || b == SIZE_MAX ? "no baseline rows for this group"
             : w->diff_why ? w->diff_why
@@ -230,8 +314,12 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
               continue;
             }
           double p;
-          if (exact)
+          if (exact && isfinite (w->ratio))
             p = (g->higher_is_better ? w->ratio < limit : w->ratio > limit) ? 0 : 1;
+          else if (exact)
+            /* A baseline of 0: worse is any move the wrong way.  */
+            p = (g->higher_is_better ? w->mean1 < limit * w->mean2
+                 : w->mean1 > limit * w->mean2) ? 0 : 1;
           else
             {
               const struct summary_cell *x = &d->groups[row->group].cells[row->value];
@@ -246,9 +334,17 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
                   best = fmin (best, least);
                 }
               else
-                p = interval_fieller_p (w, limit, !g->higher_is_better);
+                {
+                  struct rng rng;
+                  gate_stream (&rng, seed, d, row->group, g->column);
+                  p = permutation_p_sampled (x->values, x->n, y->values, y->n, limit,
+                                             g->higher_is_better, splits, &rng);
+                  best = fmin (best, 1 / ((double) splits + 1));
+                  sampled = true;
+                }
             }
-          verdicts[nverdicts++] = (struct verdict) { g, row, p, exact };
+          verdicts[nverdicts++] = (struct verdict) { g, row, p, exact, !exact && sampled };
+          sampled = false;
         }
     }
 
@@ -290,9 +386,16 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
       char where[512];
       gate_where (d, v->row->group, where, sizeof where);
       if (v->exact)
-        warn (0, "%s%s: regression: %.4gx the baseline, every value equal on both sides, "
-              "worse by more than %g%% (%s is better)", where, quotef (g->column), w->ratio,
-              100 * g->tolerance, g->higher_is_better ? "higher" : "lower");
+        {
+          char now[32], was[32], ratio[64] = "";
+          summary_number_shortest (w->mean1, now, sizeof now);
+          summary_number_shortest (w->mean2, was, sizeof was);
+          if (isfinite (w->ratio))
+            snprintf (ratio, sizeof ratio, "%.4gx the baseline, ", w->ratio);
+          warn (0, "%s%s: regression: %sconstant %s -> %s, every value equal on both sides, "
+                "worse by more than %g%% (%s is better)", where, quotef (g->column), ratio,
+                was, now, 100 * g->tolerance, g->higher_is_better ? "higher" : "lower");
+        }
       else
         {
           char interval[96] = "";
@@ -301,10 +404,13 @@ gate_check (const struct gate *gates, size_t ngates, const struct summary_data *
           char holm[64] = "";
           if (family == GATE_FAMILY_HOLM)
             snprintf (holm, sizeof holm, "Holm over %zu, ", nverdicts);
+          char drawn[64] = "";
+          if (v->sampled)
+            snprintf (drawn, sizeof drawn, " of %zu random splits", splits);
           warn (0, "%s%s: regression: %.4gx%s the baseline, worse by more than %g%% at %g%% "
-                "(%s is better; %sone-sided p = %.2g)", where, quotef (g->column), w->ratio,
+                "(%s is better; %sone-sided p = %.2g%s)", where, quotef (g->column), w->ratio,
                 interval, 100 * g->tolerance, 100 * confidence,
-                g->higher_is_better ? "higher" : "lower", holm, v->p);
+                g->higher_is_better ? "higher" : "lower", holm, v->p, drawn);
         }
       regressed = true;
     }

@@ -119,6 +119,28 @@ summary_output_verdicts (FILE *out, const struct summary_data *d,
       char who[512], p[32], x[64], lo[64], hi[64];
       row_label (d, row, who, sizeof who);
       fputs (prefix, out);
+      const struct welch *w = &row->welch;
+      if (w->v1 == 0 && w->v2 == 0 && w->df1 >= 1 && w->df2 >= 1)
+        {
+          /* Every value equal on each side (a deterministic count): no
+             test is needed, and "not compared" would hide a change.  */
+          char now[32], was[32], ratio[72] = "";
+          summary_number_shortest (w->mean1, now, sizeof now);
+          summary_number_shortest (w->mean2, was, sizeof was);
+          if (w->mean1 == w->mean2)
+            fprintf (out, "%s: %s unchanged: constant %s on both sides\n", who, column, now);
+          else
+            {
+              if (isfinite (w->ratio))
+                {
+                  summary_number_digits (w->ratio, 4, x, sizeof x);
+                  snprintf (ratio, sizeof ratio, " (%sx)", x);
+                }
+              fprintf (out, "%s: %s %s: constant %s -> %s%s, every value equal on each side\n",
+                       who, column, change_word (value, w->mean1 > w->mean2), was, now, ratio);
+            }
+          continue;
+        }
       struct verdict_numbers v = verdict_numbers (d, row, config);
       if (!v.why && isfinite (v.p) && !isfinite (v.x))
         {

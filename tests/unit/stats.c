@@ -371,6 +371,45 @@ test_intervals (void)
       "Fieller unbounded when the base mean is not clearly away from 0");
 }
 
+/* Bootstrap-t on near-constant counts: resamples of one value repeated
+   kept a variance of rounding, and their t* of 1e7 gave an interval 1e7
+   times the data's range ([99.9997, 9981842] for 28 of 100 and 2 of
+   101); values a ulp apart studentized by rounding.  Both refused.  */
+static void
+test_boot_t_near_constant (void)
+{
+  struct bootstrap_config bt =
+    { .method = BOOTSTRAP_STUDENT, .confidence = 0.95, .resamples = 10000 };
+  struct rng rng;
+  double low, high, x[30];
+  for (int i = 0; i < 30; i++)
+    x[i] = i < 28 ? 100 : 101;
+  rng_seed (&rng, 1);
+  const char *why = bootstrap_ci (&bt, BOOTSTRAP_MEAN, x, 30, &rng, &low, &high);
+  ok (why && strstr (why, "without spread: the values are nearly all equal") && isnan (low)
+      && isnan (high),
+      "bootstrap-t refuses 28 of 100 and 2 of 101: %s", why ? why : "an interval");
+  for (int i = 0; i < 30; i++)
+    x[i] = i < 29 ? 1e15 : 1e15 + 0.125;
+  rng_seed (&rng, 1);
+  why = bootstrap_ci (&bt, BOOTSTRAP_MEAN, x, 30, &rng, &low, &high);
+  ok (why && strstr (why, "only by rounding") && isnan (low),
+      "bootstrap-t refuses values a ulp apart: %s", why ? why : "an interval");
+  /* Five of 8 among 25 of 7: resamples without spread are 0.4%, below
+     the tail's 2.5%: an interval, within the data.  */
+  for (int i = 0; i < 30; i++)
+    x[i] = i < 25 ? 7 : 8;
+  rng_seed (&rng, 1);
+  why = bootstrap_ci (&bt, BOOTSTRAP_MEAN, x, 30, &rng, &low, &high);
+  ok (!why && low > 7 && high < 8, "bootstrap-t of 25 sevens and 5 eights: [%g, %g]", low, high);
+  /* 28 values at the mean itself: their resamples have t* = 0, no end. */
+  for (int i = 0; i < 30; i++)
+    x[i] = i < 28 ? 100 : i == 28 ? 99 : 101;
+  rng_seed (&rng, 1);
+  why = bootstrap_ci (&bt, BOOTSTRAP_MEAN, x, 30, &rng, &low, &high);
+  ok (!why && low > 99 && high < 101, "bootstrap-t of 28 at the mean: [%g, %g]", low, high);
+}
+
 int
 main (void)
 {
@@ -382,6 +421,7 @@ main (void)
   test_reference ();
   test_t_quantile_large_df ();
   test_intervals ();
+  test_boot_t_near_constant ();
   tap_plan (tap_count);        /* a trailing plan: TAP allows it */
   return done_testing ();
 }
