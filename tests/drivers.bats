@@ -1177,11 +1177,14 @@ pinned-arena: raw rows, receipt and summary in '$TMP/pc/'"
   run h200-session --dry-run --machine h200 --out "$TMP/s" --skip arena-speed,nvbandwidth
   assert_status 0
   assert_output "$contrib/pinned-arena --workers 1,4,8 --repeats 5 --static-workers 4,8 --out $TMP/s/pinned-arena
+$contrib/pinned-arena --workers 4 --static-workers 4 --fill-rate 2GB,0 --repeats 5 --out $TMP/s/slowed-producer
 $contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
-$contrib/h2d-sweep --sizes 4K,64K,1M,8M --copy-paths engine,batch,sm,auto --bytes-per-run 512M --repeats 3 --out $TMP/s/copy-paths
+$contrib/h2d-sweep --sizes 4K,16K,64K,1M,8M,256M --copy-paths engine,batch,sm,auto --bytes-per-run 512M --repeats 3 --out $TMP/s/copy-paths
 $contrib/transfer-overlap --out $TMP/s/transfer-overlap 
+$contrib/au-check --repeats 3 --items 128 --steps 500,2000,8000 --out $TMP/s/au
+trace_overhead_step $TMP/s/trace-overhead
 $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
-  run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,copy-paths,multi-gpu-h2d,nvbandwidth
+  run h200-session --dry-run --quick --machine h200 --out "$TMP/s" --skip pinned-arena,slowed-producer,h2d-sweep,copy-paths,au,trace-overhead,multi-gpu-h2d,nvbandwidth
   assert_status 0
   assert_output "$contrib/transfer-overlap --out $TMP/s/transfer-overlap -- --runs 10
 env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TMP/s/arena-speed"
@@ -1240,13 +1243,16 @@ env ARENA_SPEED_SMALL_ITEMS=100000 ARENA_SPEED_REPEAT=1 $contrib/arena-speed $TM
   cp "$TMP/s/receipt.txt" "$TMP/before"
   run h200-session --resume "$TMP/s" --dry-run --skip arena-speed,nvbandwidth
   assert_status 0
-  assert_output "$contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
-$contrib/h2d-sweep --sizes 4K,64K,1M,8M --copy-paths engine,batch,sm,auto --bytes-per-run 512M --repeats 3 --out $TMP/s/copy-paths
+  assert_output "$contrib/pinned-arena --workers 4 --static-workers 4 --fill-rate 2GB,0 --repeats 5 --out $TMP/s/slowed-producer
+$contrib/h2d-sweep --sizes 64K,1M,8M,256M --bytes-per-run 1G --repeats 3 --out $TMP/s/h2d-sweep
+$contrib/h2d-sweep --sizes 4K,16K,64K,1M,8M,256M --copy-paths engine,batch,sm,auto --bytes-per-run 512M --repeats 3 --out $TMP/s/copy-paths
 $contrib/transfer-overlap --out $TMP/s/transfer-overlap 
+$contrib/au-check --repeats 3 --items 128 --steps 500,2000,8000 --out $TMP/s/au
+trace_overhead_step $TMP/s/trace-overhead
 $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   # A quick session resumes quick.
   sed -i 's/^session: full/session: quick/' "$TMP/s/receipt.txt"
-  run h200-session --resume "$TMP/s" --dry-run --skip copy-paths,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
+  run h200-session --resume "$TMP/s" --dry-run --skip slowed-producer,copy-paths,transfer-overlap,au,trace-overhead,multi-gpu-h2d,arena-speed,nvbandwidth
   assert_status 0
   assert_output "$contrib/h2d-sweep --sizes 1M,64M --bytes-per-run 512M --repeats 2 --out $TMP/s/h2d-sweep"
   cp "$TMP/before" "$TMP/s/receipt.txt"
@@ -1281,7 +1287,7 @@ $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
   [ ! -e "$TMP/s" ]
   # The stand-in as it is passes the check: the session would start (its
   # dry run lists the steps; the check runs only before real steps).
-  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run h200-session --machine h200 --out "$TMP/s" --skip pinned-arena,h2d-sweep,copy-paths,transfer-overlap,multi-gpu-h2d,arena-speed,nvbandwidth
+  PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run h200-session --machine h200 --out "$TMP/s" --skip pinned-arena,slowed-producer,h2d-sweep,copy-paths,transfer-overlap,au,trace-overhead,multi-gpu-h2d,arena-speed,nvbandwidth
   assert_status 0
   run cat "$TMP/h2d.log"
   assert_status 0
@@ -1289,7 +1295,7 @@ $contrib/multi-gpu-h2d  --out $TMP/s/multi-gpu-h2d"
 h2d-check --warmup-epochs 1 --report run --calibrate"
   run grep -c '^step: [a-z0-9-]* skipped (--skip)$' "$TMP/s/receipt.txt"
   assert_status 0
-  assert_output 7
+  assert_output 10
 }
 
 
