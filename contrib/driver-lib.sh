@@ -463,11 +463,15 @@ drv_ratios() {
           print g $c["ratio"] "|" $c["ratio_ci_low"] "|" $c["ratio_ci_high"] "|" $c["n"] }'
 }
 
-# drv_gp_text TEXT: TEXT (a GPU's name from raw.csv, which --from reads)
-# fit for a double-quoted gnuplot string: without the quotes, backslashes,
-# backquotes (gnuplot runs `...` as a command) and line ends that would
-# end it or run something.
-drv_gp_text() { printf '%s' "$1" | tr -d '"\\`\n'; }
+# gp(s) in awk, drv_gp_text TEXT in the shell: text from raw.csv (an arm,
+# a backend, a GPU's name, a column's value: --from reads rows anyone may
+# have written) fit for any gnuplot string literal, single- or
+# double-quoted.  Every character but letters, digits, space and
+# ._,:;+/()%=#- becomes '?': no quote to end the string, no backquote
+# (gnuplot runs `...` as a command), backslash, '@', '$' or line end.
+drv_awk_gp='
+function gp(s) { gsub(/[^A-Za-z0-9 ._,:;+\/()%=#-]/, "?", s); return s }'
+drv_gp_text() { awk -v s="$1" "$drv_awk_gp"' BEGIN { printf "%s", gp(s) }'; }
 
 # drv_gnuplot PNG: run the gnuplot script on stdin into PNG (pngcairo), or
 # say why no figure is drawn.  gnuplot writes figure.png in the scratch
@@ -484,7 +488,13 @@ drv_gnuplot() {
   local rc
   rm -f "$drv_tmp/figure.png"
   { printf 'set terminal pngcairo size %s noenhanced font ",11"\nset output "figure.png"\n' "${drv_png_size:-1000,600}"; cat; } \
-    | (cd "$drv_tmp" && gnuplot)
+    > "$drv_tmp/plot.gp"
+  # No script of ours has a backquote: one there came from data that
+  # missed gp(), and gnuplot would run it.
+  if grep -q '`' "$drv_tmp/plot.gp"; then
+    echo "$prog: warning: the gnuplot script holds a backquote (from the rows?): no figure drawn" >&2; return 0
+  fi
+  (cd "$drv_tmp" && gnuplot < plot.gp)
   rc=$?
   if [ -s "$drv_tmp/figure.png" ] && mv -f "$drv_tmp/figure.png" "$1"; then
     echo "$prog: figure '$1'" >&2
