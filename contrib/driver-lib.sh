@@ -38,6 +38,28 @@ drv_backend_check() {
 # Exit with STATUS and one line.
 drv_fail() { local st=$1; shift; echo "$prog: $*" >&2; exit "$st"; }
 
+# drv_put FILE: stdin becomes FILE, checked: written to a new file beside
+# it, then renamed over it, so that a link at FILE (a --from folder is
+# anyone's) is replaced, never written through, and a write that fails (a
+# full file system) leaves FILE as it was and exits 74 with one line.
+# Call it in the driver's own shell (stdin a redirection, not a pipe's
+# subshell) so that the exit ends the driver.
+drv_put() {
+  local f=$1 t err
+  t=$(mktemp "$(dirname -- "$f")/.${f##*/}.XXXXXX" 2>&1) || drv_fail 74 "cannot write '$f': ${t##*: }"
+  if ! err=$(cat 2>&1 > "$t") || ! chmod "$(printf '%o' $((0666 & ~$(umask))))" "$t" || ! err=$(mv -f -- "$t" "$f" 2>&1); then
+    rm -f -- "$t"
+    drv_fail 74 "cannot write '$f': ${err##*: }"
+  fi
+}
+
+# drv_put_lines FILE LINE...: FILE with LINEs added at its end (drv_put).
+drv_put_lines() {
+  local f=$1; shift
+  { cat -- "$f" 2> /dev/null; printf '%s\n' "$@"; } > "$drv_tmp/put-lines" || drv_fail 74 "cannot write '$drv_tmp/put-lines'"
+  drv_put "$f" < "$drv_tmp/put-lines"
+}
+
 # drv_init "$@": remember the command line exactly as given (shell-quoted),
 # and a private scratch folder that goes away at exit (no plot data left).
 drv_init() {
@@ -159,6 +181,17 @@ drv_from() {
   [ "${maker##*/}" = "$prog" ] ||
     drv_die "--from: '$from' was not made by $prog (its receipt.txt names ${maker:-no driver})"
   raw=$from/raw.csv
+  # An interrupted run stays one: its receipt says so (or, before the
+  # receipt did, its summary's first line); the summary is marked again
+  # and the driver exits 130, as the run did.
+  local cut
+  cut=$(sed -n 's/^interrupted: after \([0-9]*\) of \([0-9]*\) runs$/\1 \2/p' "$from/receipt.txt" | tail -n 1)
+  [ -n "$cut" ] || cut=$(sed -n '1s/^INTERRUPTED after \([0-9]*\) of \([0-9]*\) runs: .*/\1 \2/p' "$from/summary.txt" 2> /dev/null)
+  if [ -n "$cut" ]; then
+    drv_interrupted=yes status=130
+    read -r drv_done drv_total <<< "$cut"
+    echo "$prog: '$from' holds an interrupted run ($drv_done of $drv_total runs): its summary says so" >&2
+  fi
   if [ -n "$out" ] && [ "$out" != "$from" ]; then drv_out_dir; else out=$from; fi
 }
 
@@ -273,6 +306,8 @@ drv_progress_end() { [ -t 2 ] && printf '\r\033[K' >&2; return 0; }
 drv_trap() { trap 'drv_interrupted=yes' INT TERM; }
 drv_stop() {
   drv_progress_end
+  # The receipt says so too: --from keeps the mark (drv_from).
+  drv_put_lines "$out/receipt.txt" "interrupted: after $drv_done of $drv_total runs"
   [ -s "$raw" ] && summarize
   echo "$prog: interrupted after $drv_done of $drv_total runs; rows so far are in '$raw'" >&2
   exit 130
@@ -306,6 +341,19 @@ drv_rows_or_from() {
 # summary (DIR/warnings.txt and stderr, see drv_write_summary).
 drv_bs() { bench-summarize --seed 1 "$@" 2>> "$drv_tmp/warnings"; }
 
+# drv_bs_to FILE ARGS...: drv_bs ARGS into FILE, checked.  bench-summarize
+# refusing the rows (no rows, a column missing: nothing to summarize)
+# exits 65 saying why; a write that fails (its 74) exits 74.
+drv_bs_to() {
+  local f=$1 st why; shift
+  drv_bs "$@" > "$f"; st=$?
+  [ "$st" -ne 0 ] || return 0
+  [ "$st" -ne 74 ] || drv_fail 74 "cannot write '$f'"
+  why=$(grep '^bench-summarize: ' "$drv_tmp/warnings" | tail -n 1)
+  why=${why//"$drv_tmp/rows.csv"/$raw}   # the rows in GB/s: raw.csv's, line for line
+  drv_fail 65 "'$raw': bench-summarize refused its rows (${why#bench-summarize: }): no summary written"
+}
+
 # drv_log_scale: --log-scale (mean intervals on the log scale, always
 # positive) where this bench-summarize has it, for rate columns.
 drv_log_scale() {
@@ -319,6 +367,7 @@ drv_log_scale() {
 # spread) go into the summary too, beside the numbers they are about.
 drv_write_summary() {
   : > "$drv_tmp/warnings"
+  # Put together in the scratch folder, then in place (drv_put).
   {
     [ "$drv_interrupted" = no ] ||
       printf 'INTERRUPTED after %s of %s runs: this summary covers those runs only.\n\n' "$drv_done" "$drv_total"
@@ -327,10 +376,16 @@ drv_write_summary() {
       | sed 's/^bench-summarize: /# warning: /' | awk '{ print } END { if (NR) print "" }'
     drv_receipt_warnings
     drv_provenance
-  } > "$out/summary.txt"
-  cat "$out/summary.txt"
+  } > "$drv_tmp/summary.txt" || drv_fail 74 "cannot write '$drv_tmp/summary.txt'"
+  drv_put "$out/summary.txt" < "$drv_tmp/summary.txt"
+  cat "$drv_tmp/summary.txt"
   if [ -s "$drv_tmp/warnings" ]; then
-    sort -u "$drv_tmp/warnings" | tee "$out/warnings.txt" >&2
+    # A warning about the rows in GB/s names raw.csv (line for line the same).
+    RAW=$raw ROWS=$drv_tmp/rows.csv awk '{ while ((i = index($0, ENVIRON["ROWS"])) > 0)
+        $0 = substr($0, 1, i - 1) ENVIRON["RAW"] substr($0, i + length(ENVIRON["ROWS"])); print }' "$drv_tmp/warnings" \
+      | sort -u > "$drv_tmp/warnings.txt" || drv_fail 74 "cannot write '$drv_tmp/warnings.txt'"
+    drv_put "$out/warnings.txt" < "$drv_tmp/warnings.txt"
+    cat "$drv_tmp/warnings.txt" >&2
   else
     rm -f "$out/warnings.txt"
   fi
@@ -391,7 +446,8 @@ drv_append() {
     END { hdr = h[1]; for (k = 2; k <= nh; k++) hdr = hdr "," h[k]; print hdr
       if (old) { oh = line; no = split(oh, x, ",")
         while ((getline line < raw) > 0) { pad = ""; for (k = no + 1; k <= nh; k++) pad = pad ","; print line pad } }
-      for (i = 1; i <= nr; i++) print rows[i] }' "$file" > "$tmp" && cat "$tmp" > "$raw"
+      for (i = 1; i <= nr; i++) print rows[i] }' "$file" > "$tmp" || drv_fail 74 "cannot write '$tmp'"
+  drv_put "$raw" < "$tmp"
 }
 
 # drv_gb_rows FILE: the rows with bandwidth in GB/s (1e9 B/s).  Rows of
@@ -403,7 +459,8 @@ drv_gb_rows() {
       if (NR == 1) header = $0
       for (i = 1; i <= NF; i++) if ($i ~ /^(h2d_)?gib_per_s$/) { conv[i] = 1; sub(/gib_per_s$/, "gb_per_s", $i) }
       if (NR == 1) print; next }
-    { for (i in conv) if ($i != "") $i = sprintf("%.4f", $i * 1.073741824); print }' "$1"
+    # A cell that is no number stays as it is (bench-summarize says so).
+    { for (i in conv) if ($i ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/) $i = sprintf("%.4f", $i * 1.073741824); print }' "$1"
 }
 
 # drv_col FILE NAME: true when the header of FILE has column NAME.

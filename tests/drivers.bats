@@ -585,6 +585,11 @@ interrupted_driver() {
   interrupted_driver TERM driver 2 2
   cmp "$TMP/out" "$TMP/pa/summary.txt"
   [ -s "$TMP/pa/summary.csv" ]
+  # The receipt says so, and --from keeps the mark and the status.
+  grep -qx 'interrupted: after 2 of 200 runs' "$TMP/pa/receipt.txt"
+  run pinned-arena --from "$TMP/pa" 2> /dev/null
+  assert_status 130
+  cmp "$TMP/out" "$TMP/pa/summary.txt"
 }
 
 @test "pinned-arena on Ctrl-C (SIGINT to its process group): exit 130, the whole runs kept and summarized, no arena left" {
