@@ -110,6 +110,16 @@ drv_rank() {
     < <(printf '%s\n' "$line" | awk '{ for (i = 1; i <= NF; i++) { sub(/^[a-z_]*=/, "", $i); printf "%s%s", $i, (i < NF ? "|" : "\n") } }')
 }
 
+# drv_check CMD ARG...: CMD's own option parser judges the ARGs a run will
+# give it, before any run: its options are read in order, so every one is
+# parsed before --help exits, touching nothing.  A value it refuses is the
+# driver's usage error (64), in CMD's words; nothing is run or written.
+drv_check() {
+  local err
+  err=$("$@" --help 2>&1 > /dev/null < /dev/null) && return 0
+  drv_die "$(printf '%s\n' "$err" | head -n 1)"
+}
+
 # drv_operands "$@": the drivers take options only.
 drv_operands() { [ $# -eq 0 ] || drv_die "extra operand '$1'"; }
 

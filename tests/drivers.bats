@@ -215,7 +215,18 @@ no_gpu_why() {
 --repeats=0|pinned-arena: --repeats: '0' is not a positive integer
 --from /nonexistent|pinned-arena: --from: no '/nonexistent/raw.csv'
 extra|pinned-arena: extra operand 'extra'
+--size 0|pinned-arena: arena-produce: --size: size '0' out of range [1, 1099511627776] bytes
+--dtype fp64|pinned-arena: arena-produce: --dtype: invalid choice 'fp64' (choose from 'fp32', 'fp16', 'uint8')
+--kind list|pinned-arena: arena-produce: --kind: invalid choice 'list' (choose from 'tensor', 'nested')
+--fill fast|pinned-arena: arena-produce: --fill: invalid choice 'fast' (choose from 'auto', 'cached', 'streaming')
+--fill-rate 2XB|pinned-arena: arena-produce: --fill-rate: invalid size '2XB' (use bytes or a suffix such as 64K, 8MiB, 1G)
+--slots 70000|pinned-arena: arena-produce: --slots: '70000' out of range [1, 65536]
+--timeout 0|pinned-arena: arena-produce: --timeout: '0' out of range [0.001, 1e+06]
+--compute-us 1000001|pinned-arena: arena-consume: --compute-us: '1000001' out of range [0, 1000000]
+--inflight 65|pinned-arena: h2d-check: --inflight: '65' out of range [1, 64]
 EOF2
+  # Refused before any run: no results folder was made.
+  [ ! -e "$TMP/x" ]
   run pinned-arena --size
   assert_status 64
   assert_output "pinned-arena: option '--size' requires an argument
@@ -227,6 +238,28 @@ Try 'pinned-arena --help' for more information."
   run pinned-arena --s 4K
   assert_status 64
   [[ "${lines[0]}" == "pinned-arena: option '--s' is ambiguous; possibilities:"* ]]
+}
+
+@test "every driver judges the values its runs pass on before any run, by the commands' own parsers: 64, one line, nothing written" {
+  local args want
+  while IFS='|' read -r args want; do
+    run bash -c "$args --out '$TMP/x' 2>&1"
+    assert_status 64
+    assert_output "$want"
+    [ ! -e "$TMP/x" ]
+  done <<'EOF2'
+h2d-sweep --sizes 4K,0|h2d-sweep: arena-produce: --size: size '0' out of range [1, 1099511627776] bytes
+h2d-sweep --timeout x|h2d-sweep: arena-produce: --timeout: invalid number 'x'
+h2d-sweep --backend heap|h2d-sweep: --backend: 'heap' is not a backend (pool, ring)
+h2d-sweep --staging-threads 65|h2d-sweep: h2d-check: --staging-threads: '65' out of range [1, 64]
+h2d-sweep --bytes-per-run 1Q|h2d-sweep: arena-produce: --size: invalid size '1Q' (use bytes or a suffix such as 64K, 8MiB, 1G)
+multi-gpu-h2d --size 3Q|multi-gpu-h2d: arena-produce: --size: invalid size '3Q' (use bytes or a suffix such as 64K, 8MiB, 1G)
+multi-gpu-h2d --slots 70000|multi-gpu-h2d: arena-produce: --slots: '70000' out of range [1, 65536]
+transfer-overlap -- --runs 0|transfer-overlap: d2h-overlap: --runs: '0' out of range [1, 100000]
+au-check --size 0|au-check: arena-produce: --size: size '0' out of range [1, 1099511627776] bytes
+au-check --steps 500,2000000|au-check: h2d-check: --compute-us: '2000000' out of range [0, 1000000]
+h200-session --skip pinned-arena,nvbandwith|h200-session: --skip: 'nvbandwith' is not a step (pinned-arena, slowed-producer, h2d-sweep, copy-paths, transfer-overlap, au, trace-overhead, multi-gpu-h2d, arena-speed, nvbandwidth)
+EOF2
 }
 
 @test "drivers take --opt=value and unambiguous abbreviations (getopt)" {
@@ -896,10 +929,12 @@ gpu pci $d: link 16.0 GT/s PCIe x16, max 32.0 GT/s PCIe x16, numa node 1"
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["size_bytes"] }' "$TMP/hs/raw.csv"
   assert_status 0
   [ "$(sort -u <<<"$output")" = 4096 ]
-  # A size arena-produce refuses is its message, and the sweep's exit 64.
+  # A size arena-produce refuses is its message, and the sweep's exit 64,
+  # before any run.
   PATH=$TMP/bin:$PATH run bash -c "set -o pipefail; h2d-sweep --sizes 4X --repeats 1 --workers 1 --out '$TMP/hx' 2>&1 >/dev/null | sed -n 1p"
   assert_status 64
-  assert_output "arena-produce: --size: invalid size '4X' (use bytes or a suffix such as 64K, 8MiB, 1G)"
+  assert_output "h2d-sweep: arena-produce: --size: invalid size '4X' (use bytes or a suffix such as 64K, 8MiB, 1G)"
+  [ ! -e "$TMP/hx" ]
 }
 
 @test "pinned-arena and h2d-sweep without h2d-check --staged: the staged arm skipped with a note" {
