@@ -382,6 +382,7 @@ drv_write_summary() {
     [ "$drv_interrupted" = no ] ||
       printf 'INTERRUPTED after %s of %s runs: this summary covers those runs only.\n\n' "$drv_done" "$drv_total"
     summary_body
+    drv_advice
     grep -h 'too few values for their spread to say anything' "$drv_tmp/warnings" | sort -u \
       | sed 's/^bench-summarize: /# warning: /' | awk '{ print } END { if (NR) print "" }'
     drv_receipt_warnings
@@ -399,6 +400,17 @@ drv_write_summary() {
   else
     rm -f "$out/warnings.txt"
   fi
+}
+
+# drv_advice: bench-summarize's warnings advise its own options; here
+# the driver chose them, so the advice names what the user can do: more
+# runs through the driver's own option ($drv_more_runs), bench-summarize's
+# options as bench-summarize's, on DIR/raw.csv.  Once, after summary_body.
+drv_more_runs="$prog --repeats"
+drv_advice() {
+  sed -i -e "s|; more runs, or --log-scale\$|; more runs ($drv_more_runs)|" \
+    -e 's|; --log-scale or --ci-stat gmean hold better|; bench-summarize --log-scale or --ci-stat gmean on raw.csv hold better|' \
+    -e 's|(use --ci \([a-z]*\))|(bench-summarize --ci \1 on raw.csv)|' "$drv_tmp/warnings"
 }
 
 # drv_receipt_warnings: the receipt's warnings about the machine (load,

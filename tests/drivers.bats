@@ -1480,9 +1480,20 @@ EOF_SH
     { print }' "$top_srcdir/tests/data/drivers-pinned-arena/raw.csv" > "$TMP/two/raw.csv"
   run pinned-arena --from "$TMP/two" --out "$TMP/tw"
   assert_status 0
-  run grep -c "^# warning: column 'items_per_s': the mean's 95% intervals reach 0 or below though every value is positive (.*n=2): too few values for their spread to say anything; more runs, or --log-scale$" "$TMP/tw/summary.txt"
+  run grep -c "^# warning: column 'items_per_s': the mean's 95% intervals reach 0 or below though every value is positive (.*n=2): too few values for their spread to say anything; more runs (pinned-arena --repeats)$" "$TMP/tw/summary.txt"
   assert_status 0
   assert_output 1
+  # Every option the summary and the warnings advise is the driver's own
+  # (in its --help), or given as another command's (bench-summarize --ci t).
+  pinned-arena --help | grep -o -- '--[a-z][a-z-]*' | sort -u > "$TMP/options"
+  run awk 'NR == FNR { own[$0] = 1; next } /^# arenabench / { next }
+    { line = $0
+      while (match(line, /--[a-z][a-z-]*/)) {
+        o = substr(line, RSTART, RLENGTH); before = substr($0, 1, index($0, line) + RSTART - 2)
+        if (!(o in own) && before !~ /(bench-summarize|arena-produce|arena-consume|h2d-check|d2h-overlap) /) print FILENAME ": " o ": " $0
+        line = substr(line, RSTART + RLENGTH) } }' "$TMP/options" "$TMP/tw/summary.txt" "$TMP/tw/warnings.txt"
+  assert_status 0
+  assert_output ""
   # Three runs of the fixture: no such line.
   run pinned-arena --from "$top_srcdir/tests/data/drivers-pinned-arena" --out "$TMP/t3"
   assert_status 0
