@@ -616,8 +616,9 @@ drv_not_pipeline='^(raw-|memcpy$|ceiling(-registered-shm)?$|[a-z]+-fill$)'
 # KEY, not with MODE cpu.  The limit is the smallest candidate the row
 # does not exceed beyond both 95% CIs (its low end above the candidate's
 # high end; a mean without a CI is its own interval): one it exceeds so
-# is no limit of these runs, and a "note: ..." line in NOTES says so.  Above the limit's mean but within
-# the CIs is "~100%": as far as the runs can tell, nothing left to gain.
+# is no limit of these runs, and a "note: ..." line in NOTES says so.  The
+# % is the measured one (summary.csv's pct_of_limit); above the limit's
+# mean but within the CIs it is marked "*": the runs cannot tell the two apart.
 drv_limits() {
   awk -F, -v key="$1" -v val="$2" -v mode="$3" -v notes="$4" -v unit="$5" -v skip="$drv_not_pipeline" "$drv_awk_num$drv_awk_human"'
     function label(k, a) { return (key == "workers" ? k (k == 1 ? " producer" : " producers") "," : human(k)) " " a }
@@ -641,7 +642,7 @@ drv_limits() {
         for (j = 1; j <= nc; j++) {
           if (lo(K) + 0 > hi(C[j]) + 0) { drop[++nd] = j; continue }
           lim = C[j]; bound = W[j]; pnum = sprintf("%.1f", 100 * M[K] / M[lim])
-          pct = M[K] + 0 <= M[lim] + 0 ? sprintf("%.0f%%", 100 * M[K] / M[lim]) : "~100%"
+          pct = sprintf("%.0f%%", 100 * M[K] / M[lim]) (M[K] + 0 <= M[lim] + 0 ? "" : "*")
           break }
         if (nd) { t = ""; for (j = 1; j <= nd; j++) t = t (j > 1 ? " and its " : "") long[W[drop[j]]] ", " cell(C[drop[j]])
           printf "note: %s: %s %s is above its %s, beyond both 95%% CIs: %s in these runs; %s\n", label(p[1], p[2]), cell(K), unit,
