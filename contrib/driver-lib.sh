@@ -114,10 +114,12 @@ drv_rank() {
 # give it, before any run: its options are read in order, so every one is
 # parsed before --help exits, touching nothing.  A value it refuses is the
 # driver's usage error (64), in CMD's words; nothing is run or written.
+# Another status (a stand-in, a command that cannot start) is left to the
+# run, which says why.
 drv_check() {
-  local err
-  err=$("$@" --help 2>&1 > /dev/null < /dev/null) && return 0
-  drv_die "$(printf '%s\n' "$err" | head -n 1)"
+  local err st=0
+  err=$("$@" --help 2>&1 > /dev/null < /dev/null) || st=$?
+  [ "$st" -ne 64 ] || drv_die "$(printf '%s\n' "$err" | head -n 1)"
 }
 
 # drv_operands "$@": the drivers take options only.
@@ -587,8 +589,18 @@ drv_gnuplot() {
 # its --version says whether it was built with CUDA; if it was, this
 # machine has no CUDA GPU it can use.
 drv_no_gpu() {
+  local cs
   if "$1" --version 2> /dev/null | grep -q '^CUDA support: not built in'; then
-    echo "$1 was built without CUDA (configure found no CUDA toolkit)"
+    # Why, where the build tree says: its config.status has configure's
+    # options (--without-cuda: the user's choice); installed, unknown.
+    cs=$(dirname -- "$(command -v "$1")")/../config.status
+    if [ ! -x "$cs" ]; then
+      echo "$1 was built without CUDA"
+    elif "$cs" --config 2> /dev/null | grep -Eq "(^| |')--with(out-cuda|-cuda=no)('| |\$)"; then
+      echo "$1 was built without CUDA (configure --without-cuda)"
+    else
+      echo "$1 was built without CUDA (configure found no CUDA toolkit)"
+    fi
   else
     echo "$1 finds no CUDA GPU here"
   fi

@@ -180,6 +180,8 @@ $TMP/pa/summary.txt:1"
 # two, as configure built it.
 no_gpu_why() {
   if cuda_build; then echo "$1 finds no CUDA GPU here"
+  elif "$top_builddir/config.status" --config | grep -q -- --without-cuda; then
+    echo "$1 was built without CUDA (configure --without-cuda)"
   else echo "$1 was built without CUDA (configure found no CUDA toolkit)"; fi
 }
 
@@ -1419,10 +1421,23 @@ use_locale() {
   cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/h2d-sweep" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
   PATH=$TMP/bin:$PATH run bash -c "h2d-sweep --sizes 64K --out '$TMP/sweep' 2>&1 >/dev/null"
   assert_status 69
-  assert_output "h2d-sweep: h2d-check was built without CUDA (configure found no CUDA toolkit); nothing to sweep (pinned-arena --cpu measures the CPU arms)"
+  assert_output "h2d-sweep: h2d-check was built without CUDA; nothing to sweep (pinned-arena --cpu measures the CPU arms)"
   PATH=$TMP/bin:$PATH run pinned-arena --size 4K --items 1 --repeats 1 --out "$TMP/pa"
   assert_status 0
-  [ "${lines[0]}" = "pinned-arena: note: h2d-check was built without CUDA (configure found no CUDA toolkit): running the CPU arms with arena-consume (as --cpu does)" ]
+  [ "${lines[0]}" = "pinned-arena: note: h2d-check was built without CUDA: running the CPU arms with arena-consume (as --cpu does)" ]
+  # In a build tree (config.status beside src/) the reason: the user's
+  # configure --without-cuda, or no toolkit found.
+  mkdir -p "$TMP/tree/src"
+  mv "$TMP/bin/h2d-check" "$TMP/tree/src/"
+  printf "#!/bin/sh\necho \"'--without-cuda' 'CUDA_HOME=/usr/local/cuda'\"\n" > "$TMP/tree/config.status"
+  chmod +x "$TMP/tree/config.status"
+  PATH=$TMP/bin:$TMP/tree/src:$PATH run bash -c "h2d-sweep --sizes 64K --out '$TMP/sweep' 2>&1 >/dev/null"
+  assert_status 69
+  assert_output "h2d-sweep: h2d-check was built without CUDA (configure --without-cuda); nothing to sweep (pinned-arena --cpu measures the CPU arms)"
+  printf "#!/bin/sh\necho \"'--prefix=/opt/ab'\"\n" > "$TMP/tree/config.status"
+  PATH=$TMP/bin:$TMP/tree/src:$PATH run bash -c "h2d-sweep --sizes 64K --out '$TMP/sweep' 2>&1 >/dev/null"
+  assert_status 69
+  assert_output "h2d-sweep: h2d-check was built without CUDA (configure found no CUDA toolkit); nothing to sweep (pinned-arena --cpu measures the CPU arms)"
 }
 
 @test "every driver's summary carries its receipt's warnings (transfer-overlap --from)" {
