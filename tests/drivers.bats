@@ -1395,6 +1395,12 @@ use_locale() {
   assert_output 'v"x`touch ran`'
 }
 
+@test "README's apt line installs git: a clone's receipts name its commit, not 'unknown'" {
+  run grep -c '^    apt-get update && apt-get install -y .* git && ' "$top_srcdir/README"
+  assert_status 0
+  assert_output 1
+}
+
 @test "receipt.txt names the commit of a tarball's .commit where there is no git" {
   # A tree as a release tarball unpacks: .commit beside contrib/ and src/,
   # no .git, and a git that fails (as where it is not installed).
