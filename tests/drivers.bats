@@ -264,6 +264,36 @@ h200-session --skip pinned-arena,nvbandwith|h200-session: --skip: 'nvbandwith' i
 EOF2
 }
 
+@test "a driver's --items is a run's total over all workers: each producer gets arena-produce --items N/W, and the run checks N" {
+  local t
+  # The help says so where a driver has --items.
+  for t in pinned-arena multi-gpu-h2d au-check; do
+    run "$top_srcdir/contrib/$t" --help
+    assert_status 0
+    # (Its words, the lines joined.)
+    output=$(printf '%s' "$output" | tr -s ' \n' '  ')
+    [[ $output == *"--items N "*" over "*" workers"*"gets arena-produce --items N/W"* ]] || { echo "$t: $output"; false; }
+  done
+  # What runs: a logging arena-produce before the built one (not the
+  # test's shim, which would find this one again on PATH).
+  mkdir -p "$TMP/bin"
+  cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
+  printf '#!/bin/sh\necho "$*" >> "%s/produce.log"\nexec "%s" "$@"\n' "$TMP" "$top_builddir/src/arena-produce" > "$TMP/bin/arena-produce"
+  chmod +x "$TMP/bin/arena-produce"
+  PATH=$TMP/bin:$PATH run pinned-arena --cpu --size 4K --items 8 --workers 2 --repeats 1 --static-workers none --out "$TMP/pa"
+  assert_status 0
+  # (Four runs; the fifth line is the check before them, ending in --help.)
+  run grep -c -- '--workers 2 --items 4 .*[^p]$' "$TMP/produce.log"
+  assert_status 0
+  assert_output 4
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["workers"], $c["items"] }' "$TMP/pa/raw.csv"
+  assert_status 0
+  assert_output "2 8
+2 8
+2 8
+2 8"
+}
+
 @test "drivers take --opt=value and unambiguous abbreviations (getopt)" {
   run pinned-arena --cpu --size=4K --ite 4 --rep=1 --work 1 --out="$TMP/pa"
   assert_status 0
