@@ -613,6 +613,8 @@ fake_consumer() {
   cp "$top_srcdir/contrib/pinned-arena" "$top_srcdir/contrib/driver-lib.sh" "$TMP/bin/"
   cat > "$TMP/bin/arena-consume" <<EOF
 #!/bin/bash
+# The driver's check of the options (--help last) is no run.
+case " \$* " in *" --help ") exec "$(command -v arena-consume)" "\$@" ;; esac
 "$(command -v arena-consume)" "\$@" || exit
 n=\$(( \$(cat "$TMP/count" 2> /dev/null || echo 0) + 1 )); echo "\$n" > "$TMP/count"
 [ "\$n" -ne $1 ] && exit 0
@@ -822,13 +824,15 @@ fake_gpu() {
   # The GPU consumer runs the pinned, pageable and staged arms; the
   # fill-only arm's consumer (arena-consume) only releases.
   # (2 repeats x pool, ring: pinned and pageable, --calibrate once a
-  # repeat; staged; a probe for a GPU and one for --staged.)
+  # repeat; staged; a probe for a GPU, two for --staged, and the check
+  # of the options before any run.)
   run bash -c "sort '$TMP/h2d.log' | uniq -c | sed 's/^ *//'"
   assert_status 0
-  assert_output "1 h2d-check --help
+  assert_output "2 h2d-check --help
 6 h2d-check --inflight 4 --warmup-epochs 1 --report run
 2 h2d-check --inflight 4 --warmup-epochs 1 --report run --calibrate
 4 h2d-check --inflight 4 --warmup-epochs 1 --report run --staged --staging-threads 3
+1 h2d-check --inflight 4 --warmup-epochs 1 --report run --staged --staging-threads 3 --help
 1 h2d-check --report run"
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                { print $c["repeat"], $c["arm"], $c["pinned"], $c["staging_threads"] }' "$TMP/pa/raw.csv"
@@ -1059,18 +1063,25 @@ size   arm            n  idle ms  idle   no row  no slot  check  release  other
   PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/h2d.log run bash -c "h2d-sweep --sizes 4K --bytes-per-run 16K --min-items 2 --repeats 1 --workers 1 --slots 4 --copy-paths engine,sm,auto,batch --inflight 2,8 --out '$TMP/hs' 2> '$TMP/err'"
   grep -v '^bench-summarize: ' "$TMP/err" >&2 || :
   assert_status 0
-  # --calibrate with the first path's arm; no pageable or staged arm.
+  # --calibrate with the first path's arm; no pageable or staged arm;
+  # before the runs, the options' check (each path, each k).
   run bash -c "sort '$TMP/h2d.log' | uniq -c | sed 's/^ *//'"
   assert_status 0
-  assert_output "1 h2d-check --help
+  assert_output "1 h2d-check --copy-path auto --help
+1 h2d-check --copy-path batch --help
+1 h2d-check --copy-path engine --help
+1 h2d-check --copy-path sm --help
+2 h2d-check --help
 1 h2d-check --inflight 2 --warmup-epochs 1 --report run --copy-path auto
 1 h2d-check --inflight 2 --warmup-epochs 1 --report run --copy-path batch
 1 h2d-check --inflight 2 --warmup-epochs 1 --report run --copy-path engine --calibrate
 1 h2d-check --inflight 2 --warmup-epochs 1 --report run --copy-path sm
+1 h2d-check --inflight 2 --warmup-epochs 1 --report run --staged --staging-threads 1 --help
 1 h2d-check --inflight 8 --warmup-epochs 1 --report run --copy-path auto
 1 h2d-check --inflight 8 --warmup-epochs 1 --report run --copy-path batch
 1 h2d-check --inflight 8 --warmup-epochs 1 --report run --copy-path engine
 1 h2d-check --inflight 8 --warmup-epochs 1 --report run --copy-path sm
+1 h2d-check --inflight 8 --warmup-epochs 1 --report run --staged --staging-threads 1 --help
 1 h2d-check --report run"
   run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["arm"] }' "$TMP/hs/raw.csv"
   assert_status 0
