@@ -38,6 +38,28 @@ drv_backend_check() {
 # Exit with STATUS and one line.
 drv_fail() { local st=$1; shift; echo "$prog: $*" >&2; exit "$st"; }
 
+# drv_put FILE: stdin becomes FILE, checked: written to a new file beside
+# it, then renamed over it, so that a link at FILE (a --from folder is
+# anyone's) is replaced, never written through, and a write that fails (a
+# full file system) leaves FILE as it was and exits 74 with one line.
+# Call it in the driver's own shell (stdin a redirection, not a pipe's
+# subshell) so that the exit ends the driver.
+drv_put() {
+  local f=$1 t err
+  t=$(mktemp "$(dirname -- "$f")/.${f##*/}.XXXXXX" 2>&1) || drv_fail 74 "cannot write '$f': ${t##*: }"
+  if ! err=$(cat 2>&1 > "$t") || ! chmod "$(printf '%o' $((0666 & ~$(umask))))" "$t" || ! err=$(mv -f -- "$t" "$f" 2>&1); then
+    rm -f -- "$t"
+    drv_fail 74 "cannot write '$f': ${err##*: }"
+  fi
+}
+
+# drv_put_lines FILE LINE...: FILE with LINEs added at its end (drv_put).
+drv_put_lines() {
+  local f=$1; shift
+  { cat -- "$f" 2> /dev/null; printf '%s\n' "$@"; } > "$drv_tmp/put-lines" || drv_fail 74 "cannot write '$drv_tmp/put-lines'"
+  drv_put "$f" < "$drv_tmp/put-lines"
+}
+
 # drv_init "$@": remember the command line exactly as given (shell-quoted),
 # and a private scratch folder that goes away at exit (no plot data left).
 drv_init() {
@@ -86,6 +108,18 @@ drv_rank() {
   line=$(arena-consume --print-rank) || exit 64
   IFS='|' read -r drv_launcher drv_rank_id drv_local_rank drv_world_size drv_local_world_size \
     < <(printf '%s\n' "$line" | awk '{ for (i = 1; i <= NF; i++) { sub(/^[a-z_]*=/, "", $i); printf "%s%s", $i, (i < NF ? "|" : "\n") } }')
+}
+
+# drv_check CMD ARG...: CMD's own option parser judges the ARGs a run will
+# give it, before any run: its options are read in order, so every one is
+# parsed before --help exits, touching nothing.  A value it refuses is the
+# driver's usage error (64), in CMD's words; nothing is run or written.
+# Another status (a stand-in, a command that cannot start) is left to the
+# run, which says why.
+drv_check() {
+  local err st=0
+  err=$("$@" --help 2>&1 > /dev/null < /dev/null) || st=$?
+  [ "$st" -ne 64 ] || drv_die "$(printf '%s\n' "$err" | head -n 1)"
 }
 
 # drv_operands "$@": the drivers take options only.
@@ -159,6 +193,17 @@ drv_from() {
   [ "${maker##*/}" = "$prog" ] ||
     drv_die "--from: '$from' was not made by $prog (its receipt.txt names ${maker:-no driver})"
   raw=$from/raw.csv
+  # An interrupted run stays one: its receipt says so (or, before the
+  # receipt did, its summary's first line); the summary is marked again
+  # and the driver exits 130, as the run did.
+  local cut
+  cut=$(sed -n 's/^interrupted: after \([0-9]*\) of \([0-9]*\) runs$/\1 \2/p' "$from/receipt.txt" | tail -n 1)
+  [ -n "$cut" ] || cut=$(sed -n '1s/^INTERRUPTED after \([0-9]*\) of \([0-9]*\) runs: .*/\1 \2/p' "$from/summary.txt" 2> /dev/null)
+  if [ -n "$cut" ]; then
+    drv_interrupted=yes status=130
+    read -r drv_done drv_total <<< "$cut"
+    echo "$prog: '$from' holds an interrupted run ($drv_done of $drv_total runs): its summary says so" >&2
+  fi
   if [ -n "$out" ] && [ "$out" != "$from" ]; then drv_out_dir; else out=$from; fi
 }
 
@@ -273,6 +318,8 @@ drv_progress_end() { [ -t 2 ] && printf '\r\033[K' >&2; return 0; }
 drv_trap() { trap 'drv_interrupted=yes' INT TERM; }
 drv_stop() {
   drv_progress_end
+  # The receipt says so too: --from keeps the mark (drv_from).
+  drv_put_lines "$out/receipt.txt" "interrupted: after $drv_done of $drv_total runs"
   [ -s "$raw" ] && summarize
   echo "$prog: interrupted after $drv_done of $drv_total runs; rows so far are in '$raw'" >&2
   exit 130
@@ -306,6 +353,19 @@ drv_rows_or_from() {
 # summary (DIR/warnings.txt and stderr, see drv_write_summary).
 drv_bs() { bench-summarize --seed 1 "$@" 2>> "$drv_tmp/warnings"; }
 
+# drv_bs_to FILE ARGS...: drv_bs ARGS into FILE, checked.  bench-summarize
+# refusing the rows (no rows, a column missing: nothing to summarize)
+# exits 65 saying why; a write that fails (its 74) exits 74.
+drv_bs_to() {
+  local f=$1 st why; shift
+  drv_bs "$@" > "$f"; st=$?
+  [ "$st" -ne 0 ] || return 0
+  [ "$st" -ne 74 ] || drv_fail 74 "cannot write '$f'"
+  why=$(grep '^bench-summarize: ' "$drv_tmp/warnings" | tail -n 1)
+  why=${why//"$drv_tmp/rows.csv"/$raw}   # the rows in GB/s: raw.csv's, line for line
+  drv_fail 65 "'$raw': bench-summarize refused its rows (${why#bench-summarize: }): no summary written"
+}
+
 # drv_log_scale: --log-scale (mean intervals on the log scale, always
 # positive) where this bench-summarize has it, for rate columns.
 drv_log_scale() {
@@ -319,21 +379,40 @@ drv_log_scale() {
 # spread) go into the summary too, beside the numbers they are about.
 drv_write_summary() {
   : > "$drv_tmp/warnings"
+  # Put together in the scratch folder, then in place (drv_put).
   {
     [ "$drv_interrupted" = no ] ||
       printf 'INTERRUPTED after %s of %s runs: this summary covers those runs only.\n\n' "$drv_done" "$drv_total"
     summary_body
+    drv_advice
     grep -h 'too few values for their spread to say anything' "$drv_tmp/warnings" | sort -u \
       | sed 's/^bench-summarize: /# warning: /' | awk '{ print } END { if (NR) print "" }'
     drv_receipt_warnings
     drv_provenance
-  } > "$out/summary.txt"
-  cat "$out/summary.txt"
+  } > "$drv_tmp/summary.txt" || drv_fail 74 "cannot write '$drv_tmp/summary.txt'"
+  drv_put "$out/summary.txt" < "$drv_tmp/summary.txt"
+  cat "$drv_tmp/summary.txt"
   if [ -s "$drv_tmp/warnings" ]; then
-    sort -u "$drv_tmp/warnings" | tee "$out/warnings.txt" >&2
+    # A warning about the rows in GB/s names raw.csv (line for line the same).
+    RAW=$raw ROWS=$drv_tmp/rows.csv awk '{ while ((i = index($0, ENVIRON["ROWS"])) > 0)
+        $0 = substr($0, 1, i - 1) ENVIRON["RAW"] substr($0, i + length(ENVIRON["ROWS"])); print }' "$drv_tmp/warnings" \
+      | sort -u > "$drv_tmp/warnings.txt" || drv_fail 74 "cannot write '$drv_tmp/warnings.txt'"
+    drv_put "$out/warnings.txt" < "$drv_tmp/warnings.txt"
+    cat "$drv_tmp/warnings.txt" >&2
   else
     rm -f "$out/warnings.txt"
   fi
+}
+
+# drv_advice: bench-summarize's warnings advise its own options; here
+# the driver chose them, so the advice names what the user can do: more
+# runs through the driver's own option ($drv_more_runs), bench-summarize's
+# options as bench-summarize's, on DIR/raw.csv.  Once, after summary_body.
+drv_more_runs="$prog --repeats"
+drv_advice() {
+  sed -i -e "s|; more runs, or --log-scale\$|; more runs ($drv_more_runs)|" \
+    -e 's|; --log-scale or --ci-stat gmean hold better|; bench-summarize --log-scale or --ci-stat gmean on raw.csv hold better|' \
+    -e 's|(use --ci \([a-z]*\))|(bench-summarize --ci \1 on raw.csv)|' "$drv_tmp/warnings"
 }
 
 # drv_receipt_warnings: the receipt's warnings about the machine (load,
@@ -391,7 +470,8 @@ drv_append() {
     END { hdr = h[1]; for (k = 2; k <= nh; k++) hdr = hdr "," h[k]; print hdr
       if (old) { oh = line; no = split(oh, x, ",")
         while ((getline line < raw) > 0) { pad = ""; for (k = no + 1; k <= nh; k++) pad = pad ","; print line pad } }
-      for (i = 1; i <= nr; i++) print rows[i] }' "$file" > "$tmp" && cat "$tmp" > "$raw"
+      for (i = 1; i <= nr; i++) print rows[i] }' "$file" > "$tmp" || drv_fail 74 "cannot write '$tmp'"
+  drv_put "$raw" < "$tmp"
 }
 
 # drv_gb_rows FILE: the rows with bandwidth in GB/s (1e9 B/s).  Rows of
@@ -403,7 +483,8 @@ drv_gb_rows() {
       if (NR == 1) header = $0
       for (i = 1; i <= NF; i++) if ($i ~ /^(h2d_)?gib_per_s$/) { conv[i] = 1; sub(/gib_per_s$/, "gb_per_s", $i) }
       if (NR == 1) print; next }
-    { for (i in conv) if ($i != "") $i = sprintf("%.4f", $i * 1.073741824); print }' "$1"
+    # A cell that is no number stays as it is (bench-summarize says so).
+    { for (i in conv) if ($i ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/) $i = sprintf("%.4f", $i * 1.073741824); print }' "$1"
 }
 
 # drv_col FILE NAME: true when the header of FILE has column NAME.
@@ -463,11 +544,15 @@ drv_ratios() {
           print g $c["ratio"] "|" $c["ratio_ci_low"] "|" $c["ratio_ci_high"] "|" $c["n"] }'
 }
 
-# drv_gp_text TEXT: TEXT (a GPU's name from raw.csv, which --from reads)
-# fit for a double-quoted gnuplot string: without the quotes, backslashes,
-# backquotes (gnuplot runs `...` as a command) and line ends that would
-# end it or run something.
-drv_gp_text() { printf '%s' "$1" | tr -d '"\\`\n'; }
+# gp(s) in awk, drv_gp_text TEXT in the shell: text from raw.csv (an arm,
+# a backend, a GPU's name, a column's value: --from reads rows anyone may
+# have written) fit for any gnuplot string literal, single- or
+# double-quoted.  Every character but letters, digits, space and
+# ._,:;+/()%=#- becomes '?': no quote to end the string, no backquote
+# (gnuplot runs `...` as a command), backslash, '@', '$' or line end.
+drv_awk_gp='
+function gp(s) { gsub(/[^A-Za-z0-9 ._,:;+\/()%=#-]/, "?", s); return s }'
+drv_gp_text() { awk -v s="$1" "$drv_awk_gp"' BEGIN { printf "%s", gp(s) }'; }
 
 # drv_gnuplot PNG: run the gnuplot script on stdin into PNG (pngcairo), or
 # say why no figure is drawn.  gnuplot writes figure.png in the scratch
@@ -484,7 +569,13 @@ drv_gnuplot() {
   local rc
   rm -f "$drv_tmp/figure.png"
   { printf 'set terminal pngcairo size %s noenhanced font ",11"\nset output "figure.png"\n' "${drv_png_size:-1000,600}"; cat; } \
-    | (cd "$drv_tmp" && gnuplot)
+    > "$drv_tmp/plot.gp"
+  # No script of ours has a backquote: one there came from data that
+  # missed gp(), and gnuplot would run it.
+  if grep -q '`' "$drv_tmp/plot.gp"; then
+    echo "$prog: warning: the gnuplot script holds a backquote (from the rows?): no figure drawn" >&2; return 0
+  fi
+  (cd "$drv_tmp" && gnuplot < plot.gp)
   rc=$?
   if [ -s "$drv_tmp/figure.png" ] && mv -f "$drv_tmp/figure.png" "$1"; then
     echo "$prog: figure '$1'" >&2
@@ -498,8 +589,18 @@ drv_gnuplot() {
 # its --version says whether it was built with CUDA; if it was, this
 # machine has no CUDA GPU it can use.
 drv_no_gpu() {
+  local cs
   if "$1" --version 2> /dev/null | grep -q '^CUDA support: not built in'; then
-    echo "$1 was built without CUDA (configure found no CUDA toolkit)"
+    # Why, where the build tree says: its config.status has configure's
+    # options (--without-cuda: the user's choice); installed, unknown.
+    cs=$(dirname -- "$(command -v "$1")")/../config.status
+    if [ ! -x "$cs" ]; then
+      echo "$1 was built without CUDA"
+    elif "$cs" --config 2> /dev/null | grep -Eq "(^| |')--with(out-cuda|-cuda=no)('| |\$)"; then
+      echo "$1 was built without CUDA (configure --without-cuda)"
+    else
+      echo "$1 was built without CUDA (configure found no CUDA toolkit)"
+    fi
   else
     echo "$1 finds no CUDA GPU here"
   fi
@@ -527,8 +628,9 @@ drv_not_pipeline='^(raw-|memcpy$|ceiling(-registered-shm)?$|[a-z]+-fill$)'
 # KEY, not with MODE cpu.  The limit is the smallest candidate the row
 # does not exceed beyond both 95% CIs (its low end above the candidate's
 # high end; a mean without a CI is its own interval): one it exceeds so
-# is no limit of these runs, and a "note: ..." line in NOTES says so.  Above the limit's mean but within
-# the CIs is "~100%": as far as the runs can tell, nothing left to gain.
+# is no limit of these runs, and a "note: ..." line in NOTES says so.  The
+# % is the measured one (summary.csv's pct_of_limit); above the limit's
+# mean but within the CIs it is marked "*": the runs cannot tell the two apart.
 drv_limits() {
   awk -F, -v key="$1" -v val="$2" -v mode="$3" -v notes="$4" -v unit="$5" -v skip="$drv_not_pipeline" "$drv_awk_num$drv_awk_human"'
     function label(k, a) { return (key == "workers" ? k (k == 1 ? " producer" : " producers") "," : human(k)) " " a }
@@ -552,7 +654,7 @@ drv_limits() {
         for (j = 1; j <= nc; j++) {
           if (lo(K) + 0 > hi(C[j]) + 0) { drop[++nd] = j; continue }
           lim = C[j]; bound = W[j]; pnum = sprintf("%.1f", 100 * M[K] / M[lim])
-          pct = M[K] + 0 <= M[lim] + 0 ? sprintf("%.0f%%", 100 * M[K] / M[lim]) : "~100%"
+          pct = sprintf("%.0f%%", 100 * M[K] / M[lim]) (M[K] + 0 <= M[lim] + 0 ? "" : "*")
           break }
         if (nd) { t = ""; for (j = 1; j <= nd; j++) t = t (j > 1 ? " and its " : "") long[W[drop[j]]] ", " cell(C[drop[j]])
           printf "note: %s: %s %s is above its %s, beyond both 95%% CIs: %s in these runs; %s\n", label(p[1], p[2]), cell(K), unit,

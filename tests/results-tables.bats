@@ -95,7 +95,7 @@ pinned-arena:
     # limit: the smaller of \"ceiling\", the fill+copy ceiling (h2d-check
     # --calibrate: the host filling and copying at once, same producers,
     # size and slots), and \"link\", the raw-pinned peak: 1000 items/s, 8.00 GB/s
-    # % of limit: the share of it reached, the rest is left to gain
+    # % of limit: the row's mean over its limit's mean (CIs: summary.csv)
     producers  arm            n  items/s [95% CI]  GB/s [95% CI]      % of limit  limit items/s  bound by
     1          pool-pinned    3  320 [274, 374]    3.20 [2.74, 3.74]  53%         600            ceiling
     1          pool-pageable  3  120 [79, 182]     1.20 [0.79, 1.82]  20%         600            ceiling
