@@ -436,6 +436,7 @@ print(p.returncode, repr(p.stderr.decode()))' bench-summarize --resamples 0 "$TM
   assert_output "column,n,mean,min,median,max,ci_low,ci_high,p25,p50
 x,2,0,-1.7e+308,0,1.7e+308,,,-8.5e+307,0"
   run cat "$TMP/err"
+  assert_status 0
   assert_output "bench-summarize: no interval: the interval overflows a double, in 1 row (first: column 'x', n=2)"
 }
 

@@ -12,7 +12,7 @@ load test-helper
 @test "other tools' JSON: times that are not an array or not numbers, a name that is not a string: 65, the exact reason" {
   run bench-summarize <<<'{"results":[{"command":"a","times":5}]}'
   assert_status 65
-  assert_output "bench-summarize: stdin: hyperfine's JSON has no per-run times (results[].times): export it with hyperfine 1.2 or later"
+  assert_output "bench-summarize: stdin: hyperfine's JSON: results[0] ('a'): \"times\" is not an array"
   run bench-summarize <<<'{"results":[{"command":"a","times":[0.1,"x"]}]}'
   assert_status 65
   assert_output "bench-summarize: stdin: hyperfine's JSON: results[0] ('a'): time 1 is not a number"
@@ -103,9 +103,11 @@ Try 'bench-summarize --help' for more information."
 @test "Tukey's fences: exactly 1.5 and 3 interquartile ranges out are not beyond them" {
   # 1..8 and X: q1 3, q3 7, IQR 4 (exact order statistics at n = 9).
   run sh -c "printf 'x\n1\n2\n3\n4\n5\n6\n7\n8\n13\n' | bench-summarize --percentiles 25,75 --columns p25,p75,outliers_mild,outliers_severe --format csv 2> /dev/null"
+  assert_status 0
   assert_output "p25,p75,outliers_mild,outliers_severe
 3,7,0,0"
   run sh -c "printf 'x\n1\n2\n3\n4\n5\n6\n7\n8\n19\n' | bench-summarize --percentiles 25,75 --columns p25,p75,outliers_mild,outliers_severe --format csv 2> /dev/null"
+  assert_status 0
   assert_output "p25,p75,outliers_mild,outliers_severe
 3,7,1,0"
 }
@@ -136,6 +138,7 @@ Try 'bench-summarize --help' for more information."
   [ "$st" -eq 0 ]
   [ ! -s "$TMP/err" ]
   run sh -c "tail -n +2 '$TMP/out' | wc -l"
+  assert_status 0
   assert_output 3
 }
 
@@ -156,7 +159,7 @@ $dev,unknown,unknown"
 
 @test "verdicts: a p exactly at the level shows no difference (3 and 3 apart, rank-sum at 90%: p = 0.1)" {
   printf 'arm,ms\na,1\na,2\na,3\nb,4\nb,5\nb,6\n' > "$TMP/r.csv"
-  run sh -c "bench-summarize --compare arm=a --rank --confidence 0.9 --format table '$TMP/r.csv' 2> /dev/null | tail -n 1"
+  run bash -c "set -o pipefail; bench-summarize --compare arm=a --rank --confidence 0.9 --format table '$TMP/r.csv' 2> /dev/null | tail -n 1"
   assert_status 0
   assert_output "arm=b vs arm=a: ms no difference shown at 90% (3.0 [1.0, 5.0], p = 0.1, rank-sum, exact)"
 }

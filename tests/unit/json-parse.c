@@ -86,8 +86,8 @@ main (void)
     size_t line;
     const char *text = "[0.1, 12345678901234567, -2.5e-3]";
     struct json_value *v = json_value_parse (text, strlen (text), &w, &line);
-    ok (v && v->type == JSON_ARRAY && v->n == 3 && v->items[0].number == 0.1
-        && v->items[1].number == 12345678901234567.0 && v->items[2].number == -2.5e-3,
+    ok (v && v->type == JSON_ARRAY && v->n == 3 && v->numbers && v->numbers[0] == 0.1
+        && v->numbers[1] == 12345678901234567.0 && v->numbers[2] == -2.5e-3,
         "numbers are strtod's, exactly");
     json_value_free (v);
   }
