@@ -170,16 +170,24 @@ status 137 66"
 
 # in_tiny_shm SCRIPT: run SCRIPT with a 256 KiB tmpfs over /dev/shm, in a
 # mount namespace of its own; what it prints last is `ls /dev/shm` there.
+# In a chroot, unshare -m cannot make / private (it is no mount point
+# there): then the namespace keeps the propagation it has, and makes
+# /dev/shm alone private before mounting over it, so nothing reaches the
+# host's mounts.  require_tiny_shm picks the way that works (tiny_shm_ns).
 in_tiny_shm() {
-  unshare -m bash -c "mount -t tmpfs -o size=256k arenabench-test /dev/shm || exit 99
+  "${tiny_shm_ns[@]}" bash -c "$tiny_shm_private mount -t tmpfs -o size=256k arenabench-test /dev/shm || exit 99
 $1
 echo \"left: \$(ls /dev/shm | wc -l)\"" 3>&-
 }
 
 require_tiny_shm() {
   command -v unshare > /dev/null || skip "unshare(1) is not installed"
-  unshare -m sh -c 'mount -t tmpfs -o size=256k arenabench-test /dev/shm' 2> /dev/null ||
-    skip "cannot mount a tmpfs in a new mount namespace here (needs root or user namespaces)"
+  local why
+  tiny_shm_ns=(unshare -m) tiny_shm_private=
+  why=$("${tiny_shm_ns[@]}" sh -c 'mount -t tmpfs -o size=256k arenabench-test /dev/shm' 2>&1) && return 0
+  tiny_shm_ns=(unshare -m --propagation unchanged) tiny_shm_private='mount --make-private /dev/shm &&'
+  "${tiny_shm_ns[@]}" sh -c "$tiny_shm_private mount -t tmpfs -o size=256k arenabench-test /dev/shm" 2> /dev/null && return 0
+  skip "cannot mount a tmpfs over /dev/shm in a new mount namespace as $(id -un) (uid $(id -u)): $(printf '%s' "$why" | head -n 1)"
 }
 
 @test "/dev/shm too small: exit 71 at creation with the size, never SIGBUS, nothing left" {
@@ -498,8 +506,9 @@ sweep_removes() {
 
 require_pid_namespace() {
   command -v unshare > /dev/null || skip "unshare(1) is not installed"
-  unshare -pf --mount-proc true 2> /dev/null ||
-    skip "cannot make a PID namespace here (unshare -pf --mount-proc needs root or user namespaces)"
+  local why
+  why=$(unshare -pf --mount-proc true 2>&1) ||
+    skip "cannot make a PID namespace here as $(id -un) (uid $(id -u)): $(printf '%s' "$why" | head -n 1)"
 }
 
 # A producer in its own PID namespace sees another pid for the consumer
