@@ -168,23 +168,34 @@ choose (size_t n, size_t k)
    is RHO times the baseline in law (a change of scale, as a slower clock
    or a second mode in the same share gives), and conservative where it
    is better; its smallest value is 1 / C(M+N, M).  */
-static double
-permutation_p (const double *x, size_t m, const double *y, size_t n, double rho,
-               bool higher_is_better)
+/* The pooled values of both permutation tests: X then RHO times Y, in
+   a new array; *SUM is X's sum, *SCALE the largest magnitude.  */
+static double *
+permutation_pool (const double *x, size_t m, const double *y, size_t n, double rho,
+                  double *sum, double *scale)
 {
   double *z = xmalloc ((m + n) * sizeof *z);
-  double sum = 0, scale = 0;
+  *sum = 0, *scale = 0;
   for (size_t i = 0; i < m; i++)
     {
       z[i] = x[i];
-      sum += x[i];
-      scale = fmax (scale, fabs (x[i]));
+      *sum += x[i];
+      *scale = fmax (*scale, fabs (x[i]));
     }
   for (size_t j = 0; j < n; j++)
     {
       z[m + j] = rho * y[j];
-      scale = fmax (scale, fabs (z[m + j]));
+      *scale = fmax (*scale, fabs (z[m + j]));
     }
+  return z;
+}
+
+static double
+permutation_p (const double *x, size_t m, const double *y, size_t n, double rho,
+               bool higher_is_better)
+{
+  double sum, scale;
+  double *z = permutation_pool (x, m, y, n, rho, &sum, &scale);
   /* Sums equal but for rounding are ties, and count against.  */
   double slack = 1e-12 * scale * (double) (m + n);
   double count = count_sums (z, m + n, 0, m, 0, sum, !higher_is_better, slack);
@@ -202,19 +213,8 @@ permutation_p_sampled (const double *x, size_t m, const double *y, size_t n, dou
                        bool higher_is_better, size_t b, struct rng *rng)
 {
   size_t total = m + n;
-  double *z = xmalloc (total * sizeof *z);
-  double sum = 0, all = 0, scale = 0;
-  for (size_t i = 0; i < m; i++)
-    {
-      z[i] = x[i];
-      sum += x[i];
-      scale = fmax (scale, fabs (x[i]));
-    }
-  for (size_t j = 0; j < n; j++)
-    {
-      z[m + j] = rho * y[j];
-      scale = fmax (scale, fabs (z[m + j]));
-    }
+  double sum, all = 0, scale;
+  double *z = permutation_pool (x, m, y, n, rho, &sum, &scale);
   for (size_t i = 0; i < total; i++)
     all += z[i];
   double slack = 1e-12 * scale * (double) total;
