@@ -4,6 +4,7 @@
 #include "die.h"
 
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void
@@ -37,8 +38,11 @@ struct arenas_of
   char dir[64];
 };
 
-/* For a descriptor NAME of the process: note it when it names an arena
-   object (unlinked: "/dev/shm/arenabench.P.X (deleted)").  */
+/* For a descriptor NAME of the process: note the object it holds when
+   that is an arena object in /dev/shm (named, or unlinked:
+   "/dev/shm/arenabench.P.X (deleted)", or not yet named:
+   "/dev/shm/#INODE"): its device and inode, which known_worker matches
+   against the consumer's own descriptor of the arena.  */
 static void
 note_arena_fd (const char *name, void *context)
 {
@@ -50,17 +54,15 @@ note_arena_fd (const char *name, void *context)
   if (n <= 0)
     return;
   target[n] = '\0';
-  char *arena = strstr (target, "/arenabench.");
-  if (!arena)
+  struct stat st;
+  if (strncmp (target, "/dev/shm/", 9) != 0 || stat (path, &st) != 0 || !S_ISREG (st.st_mode))
     return;
-  arena[strcspn (arena, " ")] = '\0';
   if (m->nworkers == m->workers_size)
     {
       m->workers_size = m->workers_size ? 2 * m->workers_size : 16;
       m->workers = xreallocarray (m->workers, m->workers_size, sizeof *m->workers);
     }
-  snprintf (m->workers[m->nworkers].arena, sizeof m->workers[0].arena, "%s", arena);
-  m->workers[m->nworkers++].pid = a->pid;
+  m->workers[m->nworkers++] = (struct consumer_worker) { st.st_dev, st.st_ino, a->pid };
 }
 
 /* Scan the children of PRODUCER: its workers, each holding its arena.
@@ -86,8 +88,11 @@ scan_workers (struct consumer_machine *m, int producer)
 static int
 known_worker (const struct consumer_machine *m, const struct arena *arena)
 {
+  struct stat st;
+  if (fstat (arena->fd, &st) != 0)
+    return -1;
   for (size_t i = 0; i < m->nworkers; i++)
-    if (STREQ (m->workers[i].arena, arena->name))
+    if (m->workers[i].dev == st.st_dev && m->workers[i].ino == st.st_ino)
       return m->workers[i].pid;
   return -1;
 }

@@ -9,6 +9,8 @@
 #include "arena.h"
 #include "machine.h"
 
+#include <sys/types.h>
+
 struct consumer_machine
 {
   bool have_device;
@@ -17,9 +19,11 @@ struct consumer_machine
   struct machine_nodes arena_nodes;
   uint64_t arena_pages;         /* sampled pages whose node the kernel gave */
   /* The workers of the producer last looked at: which arena each holds
-     open (one scan of its children serves all its arenas).  */
+     open, by the object's device and inode (one scan of its children
+     serves all its arenas; an arena created unnamed and linked later is
+     "/dev/shm/#INODE" in /proc, so its name cannot tell).  */
   int scanned_producer;
-  struct consumer_worker { char arena[64]; int pid; } *workers;
+  struct consumer_worker { dev_t dev; ino_t ino; int pid; } *workers;
   size_t nworkers, workers_size;
 };
 
