@@ -656,7 +656,7 @@ interrupted_driver() {
   cmp "$TMP/out" "$TMP/pa/summary.txt"
   [ -s "$TMP/pa/summary.csv" ]
   # The receipt says so, and --from keeps the mark and the status.
-  grep -qx 'interrupted: after 2 of 200 runs' "$TMP/pa/receipt.txt"
+  grep -qx "interrupted: after 2 of $((100 * $(backends | wc -l))) runs" "$TMP/pa/receipt.txt"
   run pinned-arena --from "$TMP/pa" 2> /dev/null
   assert_status 130
   cmp "$TMP/out" "$TMP/pa/summary.txt"
