@@ -609,15 +609,19 @@ require_pid_namespace() {
 # plant NAME SIZE MODE AGE [BYTE]: an object /dev/shm/NAME of SIZE bytes
 # (zeros, or BYTE repeated), mode MODE, last changed AGE seconds ago (a
 # negative AGE: ahead of the clock).
+# The object is made whole under a name no sweep reads, then renamed into
+# place: a sweep of a test running beside this one (same user, shared
+# /dev/shm) never sees it half made (sized but not yet 0644, say).
 plant() {
-  local path=/dev/shm/$1
+  local path=/dev/shm/$1 part=/dev/shm/.plant.$1
   if [ -n "${5:-}" ]; then
-    head -c "$2" /dev/zero | tr '\0' "$5" > "$path"
+    head -c "$2" /dev/zero | tr '\0' "$5" > "$part"
   else
-    truncate -s "$2" "$path"
+    truncate -s "$2" "$part"
   fi
-  chmod "$3" "$path"
-  touch -d "@$(( $(date +%s) - $4 ))" "$path"
+  chmod "$3" "$part"
+  touch -d "@$(( $(date +%s) - $4 ))" "$part"
+  mv -f "$part" "$path"
   PLANTED+=("$path")
 }
 
