@@ -588,6 +588,32 @@ require_pid_namespace() {
   [ -e "/dev/shm$live" ]
 }
 
+@test "the suite's leftover check counts an object of this test's dead producer; in a shared /dev/shm, not when a file beside had a producer of that PID" {
+  # A PID that has exited (a killed producer's) on this test's list, and
+  # an object named with it: no arena, so that no sweep removes it.
+  local dead name beside shared
+  sh -c 'exit 0' &
+  dead=$!
+  wait "$dead"
+  echo "$dead" >> "$ARENABENCH_PRODUCERS"
+  name=arenabench.$dead.0123456789abcdef01234567
+  printf x > "/dev/shm/$name"
+  PLANTED+=("/dev/shm/$name")
+  # (As in a private /dev/shm: a real file beside may have had the PID.)
+  ARENABENCH_SHM=private run assert_no_arena_left
+  assert_status 1
+  assert_output "arenas left in /dev/shm: $name"
+  # Another file's list (tests/run-bats keeps one per file) with that PID.
+  beside=$(mktemp "${TMPDIR:-/tmp}/arenabench-producers.XXXXXX")
+  echo "$dead" > "$beside"
+  ARENABENCH_SHM=shared run assert_no_arena_left
+  shared=$status
+  ARENABENCH_SHM=private run assert_no_arena_left
+  rm -f "$beside" "/dev/shm/$name"
+  [ "$shared" -eq 0 ]
+  assert_status 1
+}
+
 # ------------------------------------------------- a filter that buffers
 
 @test "a filter that buffers the rows: the producer says so within seconds, then times out naming it" {
