@@ -79,7 +79,7 @@ arms"
     w=${BASH_REMATCH[1]} arm=${BASH_REMATCH[2]}-pageable who="${BASH_REMATCH[1]} producer"; [ "$w" = 1 ] || who+=s
     [ "$w" = $(( l <= nb ? 1 : 2 )) ]
     if [[ "${lines[$l]}" =~ \ -\ +-\ +-$ ]]; then
-      grep -q "^note: $who, $arm: .* items/s is above its fill alone, .*: no limit claimed$" "$TMP/pa/summary.txt"
+      grep -q "^note: $who, $arm: .* items/s is above its fill rate alone, .*; no limit claimed$" "$TMP/pa/summary.txt"
       want+="$w $arm 0"$'\n'
     else
       want+="$w $arm 1"$'\n'
